@@ -1,0 +1,49 @@
+import YAML from 'yaml';
+
+/** A body format the server can read and write. */
+export interface Codec {
+  readonly mediaType: string;
+  encode(value: unknown, pretty: boolean): string | Buffer;
+  decode(body: Buffer): unknown;
+}
+
+export const jsonCodec: Codec = {
+  mediaType: 'application/json',
+  // compact JSON ends with a newline (json.Encoder); pretty is 2-space indented without one.
+  encode: (value, pretty) => (pretty ? JSON.stringify(value, null, 2) : `${JSON.stringify(value)}\n`),
+  decode: (body) => JSON.parse(body.toString('utf8')),
+};
+
+export const yamlCodec: Codec = {
+  mediaType: 'application/yaml',
+  encode: (value) => YAML.stringify(value, { aliasDuplicateObjects: false }),
+  decode: (body) => {
+    const docs = YAML.parseAllDocuments(body.toString('utf8'));
+    if (docs.length !== 1) throw new Error(`expected one YAML document, found ${docs.length}`);
+    const doc = docs[0];
+    if (doc.errors.length > 0) throw new Error(doc.errors[0].message);
+    return doc.toJS();
+  },
+};
+
+/** Codecs in the server's preference order. */
+export class CodecRegistry {
+  private readonly codecs: Codec[] = [];
+
+  register(codec: Codec): this {
+    this.codecs.push(codec);
+    return this;
+  }
+
+  get mediaTypes(): string[] {
+    return this.codecs.map((c) => c.mediaType);
+  }
+
+  byMediaType(mediaType: string): Codec | undefined {
+    return this.codecs.find((c) => c.mediaType === mediaType);
+  }
+}
+
+export function defaultCodecs(): CodecRegistry {
+  return new CodecRegistry().register(jsonCodec).register(yamlCodec);
+}

@@ -1,0 +1,67 @@
+// Media-type parsing and content negotiation (api-machinery §6.1). Codecs register here by media type;
+// protobuf joins as one more codec without touching the handlers.
+
+export interface MediaRange {
+  type: string;
+  subtype: string;
+  params: Record<string, string>;
+  q: number;
+}
+
+export function parseMediaType(value: string): { essence: string; params: Record<string, string> } {
+  const [head, ...rest] = value.split(';');
+  const params: Record<string, string> = {};
+  for (const p of rest) {
+    const i = p.indexOf('=');
+    if (i < 0) continue;
+    params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"|"$/g, '');
+  }
+  return { essence: head.trim().toLowerCase(), params };
+}
+
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header || !header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }];
+  const ranges: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    if (!part.trim()) continue;
+    const { essence, params } = parseMediaType(part);
+    const [type, subtype = '*'] = essence.split('/');
+    let q = 1;
+    if (params.q !== undefined) {
+      q = Number(params.q);
+      if (!Number.isFinite(q)) q = 0;
+      delete params.q;
+    }
+    ranges.push({ type, subtype, params, q });
+  }
+  // stable sort by q, more specific first at equal q
+  return ranges
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.q - a.r.q || specificity(b.r) - specificity(a.r) || a.i - b.i)
+    .map((x) => x.r);
+}
+
+function specificity(r: MediaRange): number {
+  return (r.type === '*' ? 0 : 2) + (r.subtype === '*' ? 0 : 1);
+}
+
+/** Parameters that ask for a conversion this server does not do (`as`, `g`, `v`): such ranges never match. */
+const unsupportedParams = ['as', 'g', 'v', 'sv'];
+
+/**
+ * Pick the first offered media type (in the server's order) that the client's best-ranked acceptable
+ * range matches. Returns the offer and the matched range's params.
+ */
+export function negotiate(accept: string | undefined, offers: string[]): { mediaType: string; params: Record<string, string> } | undefined {
+  for (const range of parseAccept(accept)) {
+    if (range.q <= 0) continue;
+    if (unsupportedParams.some((p) => p in range.params)) continue;
+    for (const offer of offers) {
+      const [t, s] = offer.split('/');
+      if ((range.type === '*' || range.type === t) && (range.subtype === '*' || range.subtype === s)) {
+        return { mediaType: offer, params: range.params };
+      }
+    }
+  }
+  return undefined;
+}

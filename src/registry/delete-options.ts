@@ -1,0 +1,45 @@
+import { isPlainObject } from '../api/object.ts';
+import { errors, field } from '../request/errors.ts';
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string };
+  orphanDependents?: boolean;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+}
+
+const policies = ['Orphan', 'Background', 'Foreground'];
+
+/** v1.DeleteOptions from the body, or from the query when there is no body (api-machinery §9). */
+export function parseDeleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {
+  const opts: DeleteOptions = {};
+  if (body !== undefined && body !== null) {
+    if (!isPlainObject(body)) throw errors.badRequest('the body of a delete request must be a DeleteOptions object');
+    if (body.kind !== undefined && body.kind !== 'DeleteOptions') {
+      throw errors.badRequest(`the object provided is unrecognized (must be of type DeleteOptions): kind ${JSON.stringify(body.kind)}`);
+    }
+    if (body.gracePeriodSeconds !== undefined && body.gracePeriodSeconds !== null) opts.gracePeriodSeconds = body.gracePeriodSeconds as number;
+    if (isPlainObject(body.preconditions)) opts.preconditions = { uid: body.preconditions.uid as string | undefined };
+    if (typeof body.orphanDependents === 'boolean') opts.orphanDependents = body.orphanDependents;
+    if (body.propagationPolicy !== undefined) opts.propagationPolicy = body.propagationPolicy as DeleteOptions['propagationPolicy'];
+  } else {
+    const g = query.get('gracePeriodSeconds');
+    if (g !== null) opts.gracePeriodSeconds = Number(g);
+    const o = query.get('orphanDependents');
+    if (o !== null) opts.orphanDependents = o === 'true';
+    const p = query.get('propagationPolicy');
+    if (p !== null) opts.propagationPolicy = p as DeleteOptions['propagationPolicy'];
+  }
+  const errs = [];
+  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
+    errs.push(field.invalid('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be a non-negative integer'));
+  }
+  if (opts.propagationPolicy !== undefined && !policies.includes(opts.propagationPolicy)) {
+    errs.push(field.notSupported('propagationPolicy', opts.propagationPolicy, policies));
+  }
+  if (opts.orphanDependents !== undefined && opts.propagationPolicy !== undefined) {
+    errs.push(field.invalid('propagationPolicy', opts.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (errs.length) throw errors.invalid('', '', '', errs);
+  return opts;
+}

@@ -1,0 +1,368 @@
+import type { ApiObject, JsonObject, ObjectMeta } from '../api/object.ts';
+import { isPlainObject } from '../api/object.ts';
+import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
+import type { KindStrategy } from '../api/strategy.ts';
+import { strategyFor } from '../api/strategies.ts';
+import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
+import { errors, field, StatusError, type FieldError, type Status } from '../request/errors.ts';
+import type { UserInfo } from '../authn/types.ts';
+import type { ObjectKey } from '../store/backend.ts';
+import { BackendConflict } from '../store/backend.ts';
+import type { Store } from '../store/store.ts';
+import { runAdmission, type AdmissionPlugin } from './admission.ts';
+import { collectionPath, exportObject, forListItem, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
+import { listFilter } from './filter.ts';
+import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
+
+export interface RestRequest {
+  def: ResourceDef;
+  namespace: string;
+  name: string;
+  subresource: string;
+  query: URLSearchParams;
+  body?: unknown;
+  user: UserInfo;
+}
+
+export interface RestResponse {
+  status: number;
+  body: unknown;
+}
+
+type Mutable = ApiObject & JsonObject;
+
+const MAX_UPDATE_RETRIES = 5;
+
+function isDeepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** `metadata.resourceVersion` as the store revision number; 400 if it is not a number. */
+export function parseResourceVersion(rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === '') return undefined;
+  if (!/^\d+$/.test(rv)) throw errors.badRequest(`resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
+  return Number(rv);
+}
+
+function revisionOf(obj: ApiObject): number {
+  return Number(obj.metadata.resourceVersion ?? 0);
+}
+
+/**
+ * Generic REST for every stored kind, driven by the catalogue row and the kind's strategy. No
+ * handler is written per kind.
+ */
+export class GenericRegistry {
+  constructor(
+    private readonly store: Store,
+    private readonly admission: readonly AdmissionPlugin[] = [],
+  ) {}
+
+  keyOf(def: ResourceDef, namespace: string, name: string): ObjectKey {
+    return { group: def.storageGroup, resource: def.plural, namespace: def.namespaced ? namespace : '', name };
+  }
+
+  private gr(def: ResourceDef) {
+    return { group: def.group, resource: def.plural };
+  }
+
+  // ---------- reads ----------
+
+  get(req: RestRequest): RestResponse {
+    const obj = this.store.get(this.keyOf(req.def, req.namespace, req.name));
+    if (!obj) throw errors.notFound(this.gr(req.def), req.name);
+    let out = forResponse(req.def, obj, req.subresource);
+    if (isTrue(req.query.get('export'))) out = { ...exportObject(out, isTrue(req.query.get('exact'))), kind: req.def.kind, apiVersion: apiVersionOf(req.def) } as ApiObject;
+    return { status: 200, body: out };
+  }
+
+  list(req: RestRequest): RestResponse {
+    const strategy = strategyFor(req.def.kind);
+    const matches = listFilter(req.def, strategy, req.query);
+    const { revision, items } = this.store.list(req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined);
+    const out: ApiObject[] = [];
+    for (const it of items) if (matches(it)) out.push(forListItem(req.def, it));
+    return {
+      status: 200,
+      body: {
+        kind: req.def.listKind,
+        apiVersion: apiVersionOf(req.def),
+        metadata: { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(revision) },
+        items: out,
+      },
+    };
+  }
+
+  // ---------- create ----------
+
+  async create(req: RestRequest): Promise<RestResponse> {
+    const { def } = req;
+    const strategy = strategyFor(def.kind);
+    const obj = this.decodeBody(req) as Mutable;
+    const meta = obj.metadata;
+    this.checkNamespace(req, meta);
+    if (!def.namespaced) delete meta.namespace;
+    // system fields a client cannot set
+    delete meta.uid;
+    delete meta.selfLink;
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    meta.creationTimestamp = nowTimestamp();
+    meta.uid = newUid();
+    if (strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    strategy.prepareForCreate?.(obj);
+    strategy.defaults?.(obj);
+
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generateName(meta.generateName!);
+    this.validate(def, strategy, obj, undefined);
+
+    const ns = def.namespaced ? (meta.namespace as string) : '';
+    await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user });
+    try {
+      const stored = await this.store.create(this.keyOf(def, ns, meta.name!), obj);
+      return { status: 201, body: forResponse(def, stored) };
+    } catch (e) {
+      if (e instanceof BackendConflict && e.kind === 'exists') {
+        if (generated) throw errors.serverTimeout({ group: def.group, resource: def.kind }, 'POST');
+        const existing = this.store.get(this.keyOf(def, ns, meta.name!));
+        if (existing?.metadata.deletionTimestamp) {
+          throw errors.conflict(this.gr(def), meta.name!, 'object is being deleted: ' + `${this.grs(def)} "${meta.name}" already exists`);
+        }
+        throw errors.alreadyExists(this.gr(def), meta.name!);
+      }
+      throw e;
+    }
+  }
+
+  private grs(def: ResourceDef): string {
+    return def.group ? `${def.plural}.${def.group}` : def.plural;
+  }
+
+  // ---------- update (PUT on the object or its status) ----------
+
+  async update(req: RestRequest): Promise<RestResponse> {
+    const body = this.decodeBody(req) as Mutable;
+    const meta = body.metadata;
+    if (meta.name && meta.name !== req.name) {
+      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${req.name})`);
+    }
+    if (req.def.namespaced && meta.namespace && meta.namespace !== req.namespace) {
+      throw errors.badRequest(`the namespace of the object (${meta.namespace}) does not match the namespace on the request (${req.namespace})`);
+    }
+    meta.name = req.name;
+    const precondition = parseResourceVersion(meta.resourceVersion);
+    return this.guaranteedUpdate(req, precondition, (current) => this.mergeForUpdate(req, body, current));
+  }
+
+  /**
+   * Read-modify-write with optimistic concurrency. `mutate` computes the new object from the current one;
+   * with a precondition a stale write is a 409, without one the write is retried on a concurrent change.
+   */
+  async guaranteedUpdate(
+    req: RestRequest,
+    precondition: number | undefined,
+    mutate: (current: ApiObject | undefined) => Mutable,
+    opts: { allowCreate?: boolean } = {},
+  ): Promise<RestResponse> {
+    const { def } = req;
+    const strategy = strategyFor(def.kind);
+    const key = this.keyOf(def, req.namespace, req.name);
+    for (let attempt = 0; ; attempt++) {
+      const current = this.store.get(key);
+      if (!current) {
+        if ((strategy.allowCreateOnUpdate || opts.allowCreate) && req.subresource === '') {
+          const created = await this.create({ ...req, body: mutate(undefined) });
+          return created;
+        }
+        throw errors.notFound(this.gr(def), req.name);
+      }
+      if (precondition !== undefined && precondition !== revisionOf(current)) throw errors.optimisticLock(this.gr(def), req.name);
+      const next = mutate(current);
+      this.applySystemFieldsOnUpdate(strategy, next, current);
+      strategy.prepareForUpdate?.(next, current);
+      strategy.defaults?.(next);
+      this.validate(def, strategy, next, current);
+      await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user });
+      if (isDeepEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
+      try {
+        const stored = await this.store.update(key, next, revisionOf(current));
+        return { status: 200, body: forResponse(def, stored, req.subresource) };
+      } catch (e) {
+        if (e instanceof BackendConflict && e.kind === 'modified') {
+          if (precondition !== undefined || attempt >= MAX_UPDATE_RETRIES) throw errors.optimisticLock(this.gr(def), req.name);
+          continue;
+        }
+        if (e instanceof BackendConflict && e.kind === 'missing') throw errors.notFound(this.gr(def), req.name);
+        throw e;
+      }
+    }
+  }
+
+  /** Main PUT keeps the old status; status PUT keeps everything but the status fields. */
+  private mergeForUpdate(req: RestRequest, body: Mutable, current: ApiObject | undefined): Mutable {
+    if (!current) return mutableCopy(body);
+    const statusFields = this.statusFields(req.def);
+    if (req.subresource === 'status') {
+      const next = mutableCopy(current) as Mutable;
+      for (const f of statusFields) {
+        if (body[f] === undefined) delete next[f];
+        else next[f] = mutableCopy(body[f]);
+      }
+      // metadata edits apply through /status too (1.4–1.6), except system fields handled below
+      next.metadata = mutableCopy(body.metadata);
+      return next;
+    }
+    const next = mutableCopy(body);
+    for (const f of statusFields) {
+      if (current[f] === undefined) delete next[f];
+      else next[f] = mutableCopy(current[f]) as JsonObject;
+    }
+    return next;
+  }
+
+  statusFields(def: ResourceDef): string[] {
+    if (!def.subresources.some((s) => s.name === 'status')) return [];
+    return strategyFor(def.kind).statusFields ?? ['status'];
+  }
+
+  private applySystemFieldsOnUpdate(strategy: KindStrategy, next: Mutable, current: ApiObject): void {
+    const m = next.metadata;
+    const c = current.metadata;
+    if (!m.uid) m.uid = c.uid;
+    m.creationTimestamp = c.creationTimestamp;
+    m.namespace = c.namespace;
+    if (c.namespace === undefined) delete m.namespace;
+    delete m.selfLink;
+    m.resourceVersion = c.resourceVersion;
+    if (c.deletionTimestamp !== undefined && m.deletionTimestamp === undefined) m.deletionTimestamp = c.deletionTimestamp;
+    if (c.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
+    if (strategy.tracksGeneration) {
+      const gen = c.generation ?? 1;
+      m.generation = isDeepEqual(next.spec, current.spec) ? gen : gen + 1;
+    } else if (c.generation !== undefined) {
+      m.generation = c.generation;
+    } else {
+      delete m.generation;
+    }
+  }
+
+  // ---------- delete ----------
+
+  async delete(req: RestRequest): Promise<RestResponse> {
+    const opts = parseDeleteOptions(req.body, req.query);
+    const { def } = req;
+    const key = this.keyOf(def, req.namespace, req.name);
+    for (let attempt = 0; ; attempt++) {
+      const current = this.store.get(key);
+      if (!current) throw errors.notFound(this.gr(def), req.name);
+      this.checkPreconditions(def, req.name, current, opts);
+      await runAdmission(this.admission, { operation: 'delete', def, subresource: '', namespace: key.namespace, name: req.name, old: current, user: req.user });
+      try {
+        const finalizers = current.metadata.finalizers ?? [];
+        if (finalizers.length > 0) {
+          // deletion waits for the finalizers: mark it and return the object
+          if (current.metadata.deletionTimestamp) return { status: 200, body: forResponse(def, current) };
+          const next = mutableCopy(current) as Mutable;
+          next.metadata.deletionTimestamp = nowTimestamp();
+          next.metadata.deletionGracePeriodSeconds = 0;
+          const stored = await this.store.update(key, next, revisionOf(current));
+          return { status: 200, body: forResponse(def, stored) };
+        }
+        const deleted = await this.store.delete(key, revisionOf(current));
+        return { status: 200, body: this.deleteResponse(def, deleted) };
+      } catch (e) {
+        if (e instanceof BackendConflict) {
+          if (e.kind === 'missing') throw errors.notFound(this.gr(def), req.name);
+          if (attempt < MAX_UPDATE_RETRIES) continue;
+          throw errors.optimisticLock(this.gr(def), req.name);
+        }
+        throw e;
+      }
+    }
+  }
+
+  checkPreconditions(def: ResourceDef, name: string, current: ApiObject, opts: DeleteOptions): void {
+    const uid = opts.preconditions?.uid;
+    if (uid && uid !== current.metadata.uid) {
+      throw errors.conflict(
+        { group: def.group, resource: def.kind },
+        name,
+        `the UID in the precondition (${uid}) does not match the UID in record (${current.metadata.uid}). The object might have been deleted and then recreated`,
+      );
+    }
+  }
+
+  /** Pods and namespaces return the deleted object; other kinds a Success Status naming it. */
+  private deleteResponse(def: ResourceDef, deleted: ApiObject): unknown {
+    if (def.kind === 'Pod' || def.kind === 'Namespace') return forResponse(def, deleted);
+    const s: Status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: { name: deleted.metadata.name, group: def.group || undefined, kind: def.plural, uid: deleted.metadata.uid },
+    };
+    if (!s.details!.group) delete s.details!.group;
+    return s;
+  }
+
+  async deleteCollection(req: RestRequest): Promise<RestResponse> {
+    parseDeleteOptions(req.body, req.query);
+    const listed = this.list(req).body as { items: ApiObject[]; metadata: ObjectMeta };
+    for (const item of listed.items) {
+      try {
+        await this.delete({ ...req, body: undefined, query: new URLSearchParams(), namespace: item.metadata.namespace ?? '', name: item.metadata.name! });
+      } catch (e) {
+        if (e instanceof StatusError && e.code === 404) continue;
+        throw e;
+      }
+    }
+    return { status: 200, body: listed };
+  }
+
+  // ---------- helpers ----------
+
+  /** The request body as a mutable object of this kind; 400 on a wrong kind/apiVersion or shape. */
+  decodeBody(req: RestRequest, expectKind = req.subresource && req.subresource !== 'status' ? undefined : req.def.kind): ApiObject {
+    const body = req.body;
+    if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind ?? req.def.kind}): expected a JSON object`);
+    const obj = mutableCopy(body) as Mutable;
+    const want = apiVersionOf(req.def);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
+      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+    }
+    if (expectKind && obj.kind !== undefined && obj.kind !== expectKind) {
+      throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind}): kind ${JSON.stringify(obj.kind)}`);
+    }
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (!isPlainObject(obj.metadata)) throw errors.badRequest(`${req.def.kind} in version "${req.def.version}" cannot be handled as a ${req.def.kind}: metadata must be an object`);
+    obj.apiVersion = want;
+    obj.kind = req.def.kind;
+    return obj;
+  }
+
+  private checkNamespace(req: RestRequest, meta: ObjectMeta): void {
+    if (!req.def.namespaced) return;
+    if (!meta.namespace) meta.namespace = req.namespace;
+    else if (meta.namespace !== req.namespace) {
+      throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+  }
+
+  validate(def: ResourceDef, strategy: KindStrategy, obj: ApiObject, old: ApiObject | undefined): void {
+    const errs: FieldError[] = [];
+    errs.push(...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: strategy.nameRule, isCreate: !old }));
+    if (old) errs.push(...validateMetaUpdate(obj.metadata, old.metadata));
+    if (strategy.validate) errs.push(...strategy.validate(obj, old));
+    if (errs.length > 0) throw errors.invalid(def.group, def.kind, obj.metadata.name ?? '', errs);
+  }
+}
+
+export function isTrue(v: string | null): boolean {
+  return v !== null && ['1', 't', 'true', 'T', 'TRUE', 'True'].includes(v);
+}
+
+export { field };

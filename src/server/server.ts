@@ -1,0 +1,188 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
+import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
+import { defaultCodecs, type CodecRegistry } from '../codec/codecs.ts';
+import { parseMediaType } from '../codec/media.ts';
+import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
+import { errors } from '../request/errors.ts';
+import type { UserInfo } from '../authn/types.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { Backend } from '../store/backend.ts';
+import { Store } from '../store/store.ts';
+import { createMemoryBackend } from '../store/backends/memory.ts';
+import { GenericRegistry } from '../registry/rest.ts';
+import { dispatch, resolveResource, type SpecialHandler } from '../registry/dispatch.ts';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
+import { namespaceLifecycle, systemNamespaces } from '../registry/lifecycle.ts';
+import type { AdmissionPlugin } from '../registry/admission.ts';
+import { errorMiddleware } from './middleware/errors.ts';
+import { requestInfoMiddleware } from './middleware/request-info.ts';
+import { inflightMiddleware } from './middleware/inflight.ts';
+import { readBody } from './middleware/body.ts';
+import { respond } from './respond.ts';
+import type { RequestState } from './state.ts';
+
+export interface PortcullisServer {
+  readonly options: ServerOptions;
+  readonly catalogue: Catalogue;
+  readonly store: Store;
+  readonly registry: GenericRegistry;
+  /** Base URL of the insecure (HTTP) listener, when on. */
+  insecureUrl?: string;
+  /** Base URL of the secure (HTTPS) listener, when on. */
+  secureUrl?: string;
+  close(): Promise<void>;
+}
+
+export interface ServerDeps {
+  backend?: Backend;
+  log?: (msg: string) => void;
+}
+
+const anonymous: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/** Build and start a server from options. No module-level state: tests start several in one process. */
+export async function createServer(partial: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<PortcullisServer> {
+  const options: ServerOptions = { ...defaultServerOptions(), ...partial };
+  const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const catalogue = new Catalogue(runtimeConfigPredicate(options.runtimeConfig));
+  const codecs: CodecRegistry = defaultCodecs();
+  const store = await Store.open(deps.backend ?? createMemoryBackend(), { historySize: options.watchCacheSize });
+  const admission: AdmissionPlugin[] = [namespaceLifecycle(store)];
+  const registry = new GenericRegistry(store, admission);
+  const special = new Map<string, SpecialHandler>();
+  await bootstrapNamespaces(registry, catalogue);
+
+  const authorizers: Authorizer[] = [];
+  const app = new Koa<RequestState>();
+  app.proxy = false;
+  const addresses: ServerAddress[] = [];
+
+  app.use(errorMiddleware(codecs, log));
+  if (options.logRequests) {
+    app.use(async (ctx, next) => {
+      const t0 = performance.now();
+      await next();
+      log(`${ctx.method} ${ctx.path} ${ctx.status} user=${ctx.state.user?.name ?? '-'} ${(performance.now() - t0).toFixed(1)}ms`);
+    });
+  }
+  app.use(requestInfoMiddleware());
+  app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
+  // authentication and authorization: every request, every listener
+  app.use(async (ctx, next) => {
+    ctx.state.user = anonymous;
+    await next();
+  });
+  app.use(async (ctx, next) => {
+    for (const a of authorizers) {
+      const d = await a.authorize(ctx.state.user, ctx.state.attrs);
+      if (!d.allowed) throw errors.forbidden({ group: ctx.state.attrs.apiGroup, resource: ctx.state.attrs.resource }, ctx.state.attrs.name, d.reason);
+    }
+    await next();
+  });
+
+  const router = new Router<RequestState>();
+  const send = (ctx: Koa.ParameterizedContext<RequestState>, body: unknown) => respond(ctx, codecs, 200, body);
+  router.get('/api', (ctx) => send(ctx, apiVersions(addresses)));
+  router.get('/apis', (ctx) => send(ctx, apiGroupList(catalogue, addresses)));
+  router.get('/apis/:group', (ctx) => {
+    const g = apiGroup(catalogue, ctx.params.group, addresses);
+    if (!g) throw errors.routeNotFound();
+    send(ctx, g);
+  });
+  router.get('/api/:version', (ctx) => {
+    if (!catalogue.servesGroupVersion('', ctx.params.version)) throw errors.routeNotFound();
+    send(ctx, apiResourceList(catalogue, '', ctx.params.version));
+  });
+  router.get('/apis/:group/:version', (ctx) => {
+    if (!catalogue.servesGroupVersion(ctx.params.group, ctx.params.version)) throw errors.routeNotFound();
+    send(ctx, apiResourceList(catalogue, ctx.params.group, ctx.params.version));
+  });
+  router.get('/version', (ctx) => send(ctx, versionInfo));
+  router.get('/healthz', (ctx) => {
+    ctx.type = 'text/plain';
+    ctx.body = 'ok';
+  });
+  app.use(router.routes());
+
+  // generic REST for every resource request the router did not take
+  app.use(async (ctx) => {
+    const attrs = ctx.state.attrs;
+    if (!attrs.isResourceRequest) throw errors.routeNotFound();
+    if (!catalogue.servesGroupVersion(attrs.apiGroup, attrs.apiVersion)) throw errors.routeNotFound();
+    const def = resolveResource(catalogue, attrs);
+    const raw = await readBody(ctx, options.maxRequestBodyBytes);
+    const body = raw ? decodeRequestBody(ctx.get('Content-Type'), raw, codecs, ctx.method) : undefined;
+    const res = await dispatch(registry, special, def, attrs, ctx.method, ctx.state.query, body, ctx.state.user);
+    respond(ctx, codecs, res.status, res.body);
+  });
+
+  const servers: http.Server[] = [];
+  const result: PortcullisServer = {
+    options,
+    catalogue,
+    store,
+    registry,
+    async close() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+      await store.close();
+    },
+  };
+
+  if (options.insecurePort !== undefined) {
+    const srv = http.createServer(app.callback());
+    await listen(srv, options.insecurePort, options.insecureBindAddress);
+    servers.push(srv);
+    const port = (srv.address() as AddressInfo).port;
+    const host = options.insecureBindAddress.includes(':') ? `[${options.insecureBindAddress}]` : options.insecureBindAddress;
+    result.insecureUrl = `http://${host}:${port}`;
+    addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${options.insecureBindAddress}:${port}` });
+  }
+  return result;
+}
+
+function listen(srv: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(port, host, () => {
+      srv.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Decode a create/update/delete body by Content-Type: empty → JSON; unknown → 415. */
+function decodeRequestBody(contentType: string, raw: Buffer, codecs: CodecRegistry, method: string): unknown {
+  if (method === 'PATCH') return raw; // the patch handler reads its own media types
+  const essence = contentType ? parseMediaType(contentType).essence : 'application/json';
+  const codec = codecs.byMediaType(essence === 'application/x-yaml' || essence === 'text/yaml' ? 'application/yaml' : essence);
+  if (!codec) throw errors.unsupportedMediaType(contentType, codecs.mediaTypes);
+  try {
+    return codec.decode(raw);
+  } catch (e) {
+    throw errors.badRequest(`the request body could not be decoded as ${codec.mediaType}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+const system: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
+
+async function bootstrapNamespaces(registry: GenericRegistry, catalogue: Catalogue): Promise<void> {
+  const def = catalogue.lookup('', 'v1', 'namespaces')!;
+  for (const name of systemNamespaces) {
+    try {
+      await registry.create({ def, namespace: '', name: '', subresource: '', query: new URLSearchParams(), user: system, body: { metadata: { name } } });
+    } catch (e) {
+      if (!(e instanceof Error && 'code' in e && (e as { code: number }).code === 409)) throw e;
+    }
+  }
+}

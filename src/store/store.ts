@@ -1,0 +1,141 @@
+import { freeze } from 'immer';
+import type { ApiObject } from '../api/object.ts';
+import { BTree } from './btree.ts';
+import type { Backend, ObjectKey, StoreEvent } from './backend.ts';
+import { EventLog } from './event-log.ts';
+
+export type StoreListener = (events: StoreEvent[]) => void;
+
+export interface ListResult {
+  /** Store revision at read time (the list's resourceVersion). */
+  revision: number;
+  items: ApiObject[];
+}
+
+function collectionKey(group: string, resource: string): string {
+  return `${group}/${resource}`;
+}
+
+function itemKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/**
+ * The in-memory state every read is served from. Each collection is a persistent B+ tree, so a write
+ * costs O(log n) and a list snapshot is an O(1) clone. State changes only by applying the ordered events
+ * the backend emits: one write path for every backend.
+ */
+export class Store {
+  private readonly collections = new Map<string, BTree<string, ApiObject>>();
+  private readonly listeners = new Set<StoreListener>();
+  private rev = 0;
+  readonly log: EventLog;
+
+  private constructor(
+    private readonly backend: Backend,
+    historySize: number,
+    startRevision: number,
+  ) {
+    this.rev = startRevision;
+    this.log = new EventLog(historySize, startRevision);
+  }
+
+  static async open(backend: Backend, opts: { historySize?: number } = {}): Promise<Store> {
+    let store: Store | undefined;
+    const pending: StoreEvent[][] = [];
+    const snapshot = await backend.open((events) => {
+      if (store) store.apply(events);
+      else pending.push(events);
+    });
+    store = new Store(backend, opts.historySize ?? 10_000, snapshot.revision);
+    for (const { key, object } of snapshot.objects) store.tree(key.group, key.resource).set(itemKey(key.namespace, key.name), freeze(object, true));
+    for (const batch of pending) store.apply(batch.filter((e) => e.revision > snapshot.revision));
+    return store;
+  }
+
+  get revision(): number {
+    return this.rev;
+  }
+
+  get backendName(): string {
+    return this.backend.name;
+  }
+
+  private tree(group: string, resource: string): BTree<string, ApiObject> {
+    const k = collectionKey(group, resource);
+    let t = this.collections.get(k);
+    if (!t) {
+      t = new BTree<string, ApiObject>();
+      this.collections.set(k, t);
+    }
+    return t;
+  }
+
+  get(key: ObjectKey): ApiObject | undefined {
+    return this.collections.get(collectionKey(key.group, key.resource))?.get(itemKey(key.namespace, key.name));
+  }
+
+  /** All objects of a resource, in one namespace or (namespace undefined) everywhere, sorted by namespace/name. */
+  list(group: string, resource: string, namespace?: string): ListResult {
+    const t = this.collections.get(collectionKey(group, resource));
+    const items: ApiObject[] = [];
+    if (t) {
+      if (namespace === undefined) {
+        t.forEachPair((_k, v) => {
+          items.push(v);
+        });
+      } else {
+        const lo = `${namespace}/`;
+        const hi = `${namespace}0`; // '0' is the character after '/'
+        t.forRange(lo, hi, false, (_k, v) => {
+          items.push(v);
+        });
+      }
+    }
+    return { revision: this.rev, items };
+  }
+
+  /** Number of objects of a resource (all namespaces). */
+  count(group: string, resource: string): number {
+    return this.collections.get(collectionKey(group, resource))?.size ?? 0;
+  }
+
+  async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
+    return (await this.backend.commit({ op: 'create', key, object })).object;
+  }
+
+  async update(key: ObjectKey, object: ApiObject, expectRevision: number): Promise<ApiObject> {
+    return (await this.backend.commit({ op: 'update', key, object, expectRevision })).object;
+  }
+
+  async delete(key: ObjectKey, expectRevision: number): Promise<ApiObject> {
+    return (await this.backend.commit({ op: 'delete', key, expectRevision })).object;
+  }
+
+  /** Listeners get every applied batch, after state has changed. Returns the unsubscribe function. */
+  subscribe(listener: StoreListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private apply(events: StoreEvent[]): void {
+    const applied: StoreEvent[] = [];
+    for (const ev of events) {
+      if (ev.revision <= this.rev) continue; // already applied (e.g. replayed by a reconnecting watch)
+      const t = this.tree(ev.key.group, ev.key.resource);
+      const k = itemKey(ev.key.namespace, ev.key.name);
+      if (ev.type === 'DELETED') t.delete(k);
+      else t.set(k, ev.object);
+      this.rev = ev.revision;
+      this.log.append(ev);
+      applied.push(ev);
+    }
+    if (applied.length === 0) return;
+    for (const l of this.listeners) l(applied);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await this.backend.close();
+  }
+}
