@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
-import { defaultCodecs, type CodecRegistry } from '../codec/codecs.ts';
+import { CodecRegistry, defaultCodecs, jsonCodec } from '../codec/codecs.ts';
 import { parseMediaType } from '../codec/media.ts';
 import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
 import { errors } from '../request/errors.ts';
@@ -15,6 +15,7 @@ import { createMemoryBackend } from '../store/backends/memory.ts';
 import { GenericRegistry } from '../registry/rest.ts';
 import { dispatch, resolveResource, type SpecialHandler } from '../registry/dispatch.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
+import { contentHash, openApiV2Document, openApiV3Document, openApiV3Index } from '../registry/openapi.ts';
 import { namespaceLifecycle, systemNamespaces } from '../registry/lifecycle.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 import { errorMiddleware } from './middleware/errors.ts';
@@ -23,6 +24,8 @@ import { inflightMiddleware } from './middleware/inflight.ts';
 import { readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
+import { WatchHub } from '../store/watch-hub.ts';
+import { serveWatch } from '../registry/watch.ts';
 
 export interface PortcullisServer {
   readonly options: ServerOptions;
@@ -49,9 +52,11 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const catalogue = new Catalogue(runtimeConfigPredicate(options.runtimeConfig));
   const codecs: CodecRegistry = defaultCodecs();
+  const openApiCodecs: CodecRegistry = new CodecRegistry().register(jsonCodec);
   const store = await Store.open(deps.backend ?? createMemoryBackend(), { historySize: options.watchCacheSize });
   const admission: AdmissionPlugin[] = [namespaceLifecycle(store)];
   const registry = new GenericRegistry(store, admission);
+  const watchHub = new WatchHub(store);
   const special = new Map<string, SpecialHandler>();
   await bootstrapNamespaces(registry, catalogue);
 
@@ -100,6 +105,28 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     if (!catalogue.servesGroupVersion(ctx.params.group, ctx.params.version)) throw errors.routeNotFound();
     send(ctx, apiResourceList(catalogue, ctx.params.group, ctx.params.version));
   });
+  // OpenAPI documents never change while a server runs: build them once, serve them by hash.
+  const v3Docs = new Map<string, { doc: unknown; hash: string }>();
+  for (const gv of catalogue.groupVersions) {
+    const doc = openApiV3Document(catalogue, gv.group, gv.version);
+    v3Docs.set(gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`, { doc, hash: contentHash(doc) });
+  }
+  const v3Index = openApiV3Index(catalogue, (g, v) => v3Docs.get(g ? `apis/${g}/${v}` : `api/${v}`)!.hash);
+  const v2Doc = openApiV2Document(catalogue);
+  const sendOpenApi = (ctx: Koa.ParameterizedContext<RequestState>, doc: unknown) => {
+    ctx.set('Cache-Control', 'no-cache, private');
+    respond(ctx, openApiCodecs, 200, doc);
+  };
+  router.get('/openapi/v3', (ctx) => sendOpenApi(ctx, v3Index));
+  router.get(/^\/openapi\/v3\/(.+)$/, (ctx) => {
+    const entry = v3Docs.get(ctx.path.slice('/openapi/v3/'.length));
+    if (!entry) throw errors.routeNotFound();
+    ctx.set('Cache-Control', ctx.query.hash === entry.hash ? 'public, immutable' : 'no-cache, private');
+    respond(ctx, openApiCodecs, 200, entry.doc);
+  });
+  router.get('/openapi/v2', (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get('/swagger.json', (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get(/^\/swaggerapi(\/.*)?$/, (ctx) => sendOpenApi(ctx, v2Doc));
   router.get('/version', (ctx) => send(ctx, versionInfo));
   router.get('/healthz', (ctx) => {
     ctx.type = 'text/plain';
@@ -113,6 +140,10 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     if (!attrs.isResourceRequest) throw errors.routeNotFound();
     if (!catalogue.servesGroupVersion(attrs.apiGroup, attrs.apiVersion)) throw errors.routeNotFound();
     const def = resolveResource(catalogue, attrs);
+    if (attrs.verb === 'watch') {
+      if (!def.verbs.includes('watch')) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, 'watch');
+      return serveWatch(ctx, { hub: watchHub, options }, def, attrs, ctx.state.query);
+    }
     const raw = await readBody(ctx, options.maxRequestBodyBytes);
     const body = raw ? decodeRequestBody(ctx.get('Content-Type'), raw, codecs, ctx.method) : undefined;
     const res = await dispatch(registry, special, def, attrs, ctx.method, ctx.state.query, body, ctx.state.user);
@@ -126,6 +157,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     store,
     registry,
     async close() {
+      watchHub.close();
       await Promise.all(
         servers.map(
           (s) =>

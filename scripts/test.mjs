@@ -1,0 +1,37 @@
+// `npm test`: build the engine, typecheck, run every ava test file, and end with the plain
+// "N passed, N failed" line that CI reads. Extra arguments go to ava (e.g. a file pattern).
+import { spawn, spawnSync } from 'node:child_process';
+
+function step(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+step('npm', ['run', '--silent', 'build']);
+step('npx', ['tsc', '--noEmit', '-p', '.']);
+
+const ava = spawn('npx', ['ava', '--tap', ...process.argv.slice(2)], { stdio: ['ignore', 'pipe', 'inherit'] });
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let buf = '';
+ava.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  buf += chunk.toString();
+  let i;
+  while ((i = buf.indexOf('\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (/^ok \d+/.test(line)) {
+      if (/# SKIP|# TODO/.test(line)) skipped++;
+      else passed++;
+    } else if (/^not ok \d+/.test(line)) {
+      if (/# TODO/.test(line)) skipped++;
+      else failed++;
+    }
+  }
+});
+ava.on('close', (code) => {
+  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(code === 0 && failed === 0 && passed > 0 ? 0 : code || 1);
+});

@@ -1,0 +1,79 @@
+import test from 'ava';
+import { groupVersions, resources, gvString } from '../../src/api/catalogue.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let all: TestServer;
+let plain: TestServer;
+test.before(async () => {
+  all = await startServer({ runtimeConfig: ['api/all=true'] });
+  plain = await startServer();
+});
+test.after.always(async () => {
+  await all?.close();
+  await plain?.close();
+});
+
+test('/api and /apis list every enabled group-version', async (t) => {
+  const api = await all.req('GET', '/api');
+  t.is(api.json.kind, 'APIVersions');
+  t.deepEqual(api.json.versions, ['v1']);
+  const apis = await all.req('GET', '/apis');
+  t.is(apis.json.kind, 'APIGroupList');
+  const served = apis.json.groups.flatMap((g: { versions: { groupVersion: string }[] }) => g.versions.map((v) => v.groupVersion));
+  t.deepEqual(served.sort(), groupVersions.filter((g) => g.group).map((g) => gvString(g.group, g.version)).sort());
+});
+
+test('review groups and RBAC are off unless enabled with --runtime-config', async (t) => {
+  const apis = await plain.req('GET', '/apis');
+  const names = apis.json.groups.map((g: { name: string }) => g.name);
+  t.deepEqual(names.sort(), ['autoscaling', 'batch', 'extensions']);
+  t.is((await plain.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1')).status, 404);
+  t.is((await plain.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles')).status, 404);
+  t.is((await all.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles')).status, 200);
+});
+
+test('every group-version root is an APIResourceList with verbs, short names and subresource rows', async (t) => {
+  for (const gv of groupVersions) {
+    const path = gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`;
+    const r = await all.req('GET', path);
+    t.is(r.status, 200, path);
+    t.is(r.json.kind, 'APIResourceList');
+    t.is(r.json.groupVersion, gvString(gv.group, gv.version));
+    const rows = new Map<string, { namespaced: boolean; kind: string; verbs: string[]; shortNames?: string[] }>(r.json.resources.map((x: { name: string }) => [x.name, x]));
+    for (const def of resources.filter((d) => d.group === gv.group && d.version === gv.version)) {
+      const row = rows.get(def.plural);
+      t.truthy(row, `${path} lists ${def.plural}`);
+      t.is(row!.namespaced, def.namespaced);
+      t.is(row!.kind, def.kind);
+      t.deepEqual(row!.verbs, [...def.verbs].sort());
+      if (def.shortNames.length) t.deepEqual(row!.shortNames, def.shortNames);
+      for (const s of def.subresources) t.truthy(rows.get(`${def.plural}/${s.name}`), `${def.plural}/${s.name}`);
+    }
+  }
+  const core = await all.req('GET', '/api/v1');
+  const ns = core.json.resources.find((x: { name: string }) => x.name === 'namespaces');
+  t.deepEqual(ns.shortNames, ['ns']);
+  const pods = core.json.resources.find((x: { name: string }) => x.name === 'pods/status');
+  t.deepEqual(pods.verbs, ['get', 'patch', 'update']);
+});
+
+test('/apis/<group>, /version, /healthz and OpenAPI', async (t) => {
+  const g = await all.req('GET', '/apis/extensions');
+  t.is(g.json.kind, 'APIGroup');
+  t.is(g.json.preferredVersion.groupVersion, 'extensions/v1beta1');
+  const v = await all.req('GET', '/version');
+  t.is(v.json.major, '1');
+  const h = await all.req('GET', '/healthz');
+  t.is(h.text, 'ok');
+  const idx = await all.req('GET', '/openapi/v3');
+  t.truthy(idx.json.paths['api/v1'].serverRelativeURL);
+  const doc = await all.req('GET', idx.json.paths['apis/extensions/v1beta1'].serverRelativeURL);
+  t.is(doc.json.openapi, '3.0.0');
+  const patch = doc.json.paths['/apis/extensions/v1beta1/namespaces/{namespace}/deployments/{name}'].patch;
+  t.deepEqual(patch['x-kubernetes-group-version-kind'], { group: 'extensions', version: 'v1beta1', kind: 'Deployment' });
+  t.true(patch.parameters.some((p: { name: string; in: string }) => p.name === 'fieldValidation' && p.in === 'query'));
+  const v2 = await all.req('GET', '/openapi/v2');
+  t.is(v2.json.swagger, '2.0');
+  t.truthy(v2.json.paths['/api/v1/namespaces/{namespace}/pods']);
+  t.is((await all.req('GET', '/swaggerapi/api/v1')).json.swagger, '2.0');
+});

@@ -1,0 +1,92 @@
+import test from 'ava';
+import { resolveRequestInfo, RequestInfoError } from '../../src/request/info.ts';
+
+// The vectors of authn-authz.md §1.2 (1.5+ behaviour of ?watch=).
+
+type V = [method: string, url: string, verb: string, ns: string, resource: string, sub: string, name: string, group?: string, version?: string];
+const vectors: V[] = [
+  ['GET', '/api/v1/namespaces', 'list', '', 'namespaces', '', ''],
+  ['GET', '/api/v1/namespaces/other', 'get', 'other', 'namespaces', '', 'other'],
+  ['GET', '/api/v1/namespaces/other/pods', 'list', 'other', 'pods', '', ''],
+  ['GET', '/api/v1/namespaces/other/pods/foo', 'get', 'other', 'pods', '', 'foo'],
+  ['HEAD', '/api/v1/namespaces/other/pods/foo', 'get', 'other', 'pods', '', 'foo'],
+  ['GET', '/api/v1/pods', 'list', '', 'pods', '', ''],
+  ['HEAD', '/api/v1/pods', 'list', '', 'pods', '', ''],
+  ['GET', '/api/v1/proxy/namespaces/other/pods/foo', 'proxy', 'other', 'pods', '', 'foo'],
+  ['GET', '/api/v1/proxy/namespaces/other/pods/foo/subpath/not/a/subresource', 'proxy', 'other', 'pods', '', 'foo'],
+  ['GET', '/api/v1/redirect/namespaces/other/pods/foo', 'redirect', 'other', 'pods', '', 'foo'],
+  ['GET', '/api/v1/watch/pods', 'watch', '', 'pods', '', ''],
+  ['GET', '/api/v1/pods?watch=true', 'watch', '', 'pods', '', ''],
+  ['GET', '/api/v1/pods?watch=false', 'list', '', 'pods', '', ''],
+  ['GET', '/api/v1/watch/namespaces/other/pods', 'watch', 'other', 'pods', '', ''],
+  ['GET', '/api/v1/namespaces/other/pods?watch=1', 'watch', 'other', 'pods', '', ''],
+  ['GET', '/api/v1/namespaces/other/pods?watch=0', 'list', 'other', 'pods', '', ''],
+  ['GET', '/api/v1/namespaces/other/pods/foo/status', 'get', 'other', 'pods', 'status', 'foo'],
+  ['GET', '/api/v1/namespaces/other/pods/foo/proxy/subpath', 'get', 'other', 'pods', 'proxy', 'foo'],
+  ['PUT', '/api/v1/namespaces/other/finalize', 'update', 'other', 'namespaces', 'finalize', 'other'],
+  ['PUT', '/api/v1/namespaces/other/status', 'update', 'other', 'namespaces', 'status', 'other'],
+  ['PATCH', '/api/v1/namespaces/other/pods/foo', 'patch', 'other', 'pods', '', 'foo'],
+  ['DELETE', '/api/v1/namespaces/other/pods/foo', 'delete', 'other', 'pods', '', 'foo'],
+  ['POST', '/api/v1/namespaces/other/pods', 'create', 'other', 'pods', '', ''],
+  ['DELETE', '/api/v1/nodes', 'deletecollection', '', 'nodes', '', ''],
+  ['DELETE', '/api/v1/namespaces', 'deletecollection', '', 'namespaces', '', ''],
+  ['DELETE', '/api/v1/namespaces/other/pods', 'deletecollection', 'other', 'pods', '', ''],
+  ['DELETE', '/apis/extensions/v1/namespaces/other/pods', 'deletecollection', 'other', 'pods', '', '', 'extensions', 'v1'],
+  ['POST', '/apis/extensions/v1beta3/namespaces/other/pods', 'create', 'other', 'pods', '', '', 'extensions', 'v1beta3'],
+  ['POST', '/api/v1/nodes/mynode', 'create', '', 'nodes', '', 'mynode'],
+  ['PUT', '/api/v1/namespaces/myns/pods/mypod', 'update', 'myns', 'pods', '', 'mypod'],
+  ['GET', '/apis/extensions/v1beta1/namespaces/myns/jobs', 'list', 'myns', 'jobs', '', '', 'extensions', 'v1beta1'],
+  ['GET', '/api/v1/namespaces/ns/pods/p/log', 'get', 'ns', 'pods', 'log', 'p'],
+  ['POST', '/api/v1/namespaces/ns/pods/p/exec', 'create', 'ns', 'pods', 'exec', 'p'],
+  ['POST', '/api/v1/namespaces/ns/pods/p/binding', 'create', 'ns', 'pods', 'binding', 'p'],
+  ['POST', '/api/v1/namespaces/ns/bindings', 'create', 'ns', 'bindings', '', ''],
+  ['PUT', '/apis/extensions/v1beta1/namespaces/ns/deployments/d/scale', 'update', 'ns', 'deployments', 'scale', 'd', 'extensions', 'v1beta1'],
+  ['POST', '/apis/extensions/v1beta1/namespaces/ns/deployments/d/rollback', 'create', 'ns', 'deployments', 'rollback', 'd', 'extensions', 'v1beta1'],
+  ['GET', '/api/v1/watch/namespaces/ns/pods/p', 'watch', 'ns', 'pods', '', 'p'],
+  ['GET', '/api/v1/proxy/nodes/n1/stats', 'proxy', '', 'nodes', '', 'n1'],
+  ['OPTIONS', '/api/v1/pods', '', '', 'pods', '', ''],
+  ['GET', '/api/version/resource', 'list', '', 'resource', '', '', '', 'version'],
+  ['GET', '/apis/batch/v1/job/foo/scale', 'get', '', 'job', 'scale', 'foo', 'batch', 'v1'],
+];
+
+for (const [method, url, verb, ns, resource, sub, name, group = '', version = 'v1'] of vectors) {
+  test(`${method} ${url}`, (t) => {
+    const u = new URL(url, 'http://x');
+    const a = resolveRequestInfo(method, u.pathname, u.searchParams);
+    t.true(a.isResourceRequest);
+    t.deepEqual(
+      { verb: a.verb, ns: a.namespace, resource: a.resource, sub: a.subresource, name: a.name, group: a.apiGroup, version: a.apiVersion },
+      { verb, ns, resource, sub, name, group, version },
+    );
+  });
+}
+
+const nonResource: Array<[string, string]> = [
+  ['POST', '/'],
+  ['GET', '/api/'],
+  ['GET', '/apis/extensions/'],
+  ['GET', ''],
+  ['GET', '/api'],
+  ['GET', '/api/version'],
+  ['GET', '/api/version/'],
+  ['GET', '/apis/group/version/'],
+  ['GET', '/apis/extensions/v1beta1'],
+  ['GET', '/apis/extensions/v1beta1/'],
+  ['GET', '/apis/version/resource'],
+  ['GET', '/badprefix/version/resource'],
+  ['GET', '/not-api/version/resource'],
+  ['GET', '/healthz'],
+  ['GET', '/version'],
+];
+for (const [method, path] of nonResource) {
+  test(`non-resource ${method} ${JSON.stringify(path)}`, (t) => {
+    const a = resolveRequestInfo(method, path, new URLSearchParams());
+    t.false(a.isResourceRequest);
+    t.is(a.verb, method.toLowerCase());
+    t.is(a.path, path);
+  });
+}
+
+test('a special verb without a following segment is an error', (t) => {
+  t.throws(() => resolveRequestInfo('GET', '/api/v1/watch', new URLSearchParams()), { instanceOf: RequestInfoError });
+});
