@@ -1,0 +1,454 @@
+// Label selectors (api-machinery §4.1): the reference server's lexer and recursive-descent parser,
+// ported token for token so that every parse error carries the same message. A bad selector is a
+// client mistake: parseLabelSelector throws a 400 BadRequest StatusError.
+import { errors } from '../../request/errors.ts';
+import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
+
+export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
+
+export interface LabelRequirement {
+  readonly key: string;
+  readonly operator: LabelOperator;
+  /** Sorted, de-duplicated; empty for exists / does-not-exist. */
+  readonly values: readonly string[];
+}
+
+export type Labels = Readonly<Record<string, string>> | undefined;
+
+/** A parsed selector: requirements ANDed together. */
+export class LabelSelector {
+  readonly requirements: readonly LabelRequirement[];
+  /** A selector built from a nil selector object matches nothing (and prints as ""). */
+  readonly matchesNothing: boolean;
+  private readonly sets: readonly ReadonlySet<string>[];
+
+  constructor(requirements: readonly LabelRequirement[], matchesNothing = false) {
+    // Sorted by key (stable) so the string form is deterministic, as upstream does.
+    this.requirements = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.matchesNothing = matchesNothing;
+    this.sets = this.requirements.map((r) => new Set(r.values));
+  }
+
+  static everything(): LabelSelector {
+    return new LabelSelector([]);
+  }
+
+  static nothing(): LabelSelector {
+    return new LabelSelector([], true);
+  }
+
+  /** True when the selector does not restrict anything. */
+  isEmpty(): boolean {
+    return !this.matchesNothing && this.requirements.length === 0;
+  }
+
+  matches(labels: Labels): boolean {
+    if (this.matchesNothing) return false;
+    for (let i = 0; i < this.requirements.length; i++) {
+      if (!requirementMatches(this.requirements[i], this.sets[i], labels)) return false;
+    }
+    return true;
+  }
+
+  toString(): string {
+    return this.requirements.map(requirementString).join(',');
+  }
+}
+
+function has(labels: Labels, key: string): labels is Readonly<Record<string, string>> {
+  return labels !== undefined && Object.prototype.hasOwnProperty.call(labels, key);
+}
+
+const integerRe = /^[+-]?\d+$/;
+
+function requirementMatches(r: LabelRequirement, values: ReadonlySet<string>, labels: Labels): boolean {
+  switch (r.operator) {
+    case 'in':
+    case '=':
+    case '==':
+      return has(labels, r.key) && values.has(labels[r.key]);
+    case 'notin':
+    case '!=':
+      return !has(labels, r.key) || !values.has(labels[r.key]);
+    case 'exists':
+      return has(labels, r.key);
+    case '!':
+      return !has(labels, r.key);
+    case 'gt':
+    case 'lt': {
+      if (!has(labels, r.key)) return false;
+      const actual = labels[r.key];
+      if (!integerRe.test(actual) || r.values.length !== 1) return false;
+      const have = BigInt(actual);
+      const want = BigInt(r.values[0]);
+      return r.operator === 'gt' ? have > want : have < want;
+    }
+  }
+}
+
+function requirementString(r: LabelRequirement): string {
+  let s = r.operator === '!' ? `!${r.key}` : r.key;
+  switch (r.operator) {
+    case 'exists':
+    case '!':
+      return s;
+    case '=':
+    case '==':
+    case '!=':
+      s += r.operator;
+      break;
+    case 'in':
+      s += ' in ';
+      break;
+    case 'notin':
+      s += ' notin ';
+      break;
+    case 'gt':
+      s += '>';
+      break;
+    case 'lt':
+      s += '<';
+      break;
+  }
+  const joined = r.values.join(',');
+  return r.operator === 'in' || r.operator === 'notin' ? `${s}(${joined})` : s + joined;
+}
+
+// ---- requirement construction (shared by the parser and matchExpressions) ----
+
+class SelectorParseError extends Error {}
+
+function validateLabelKey(key: string): void {
+  const msgs = isQualifiedName(key);
+  if (msgs.length > 0) throw new SelectorParseError(`invalid label key ${JSON.stringify(key)}: ${msgs.join('; ')}`);
+}
+
+function validateLabelValue(value: string): void {
+  const msgs = isValidLabelValue(value);
+  if (msgs.length > 0) throw new SelectorParseError(`invalid label value: ${JSON.stringify(value)}: ${msgs.join('; ')}`);
+}
+
+function newRequirement(key: string, operator: LabelOperator, rawValues: string[]): LabelRequirement {
+  validateLabelKey(key);
+  const values = [...new Set(rawValues)].sort();
+  switch (operator) {
+    case 'in':
+    case 'notin':
+      if (values.length === 0) throw new SelectorParseError("for 'in', 'notin' operators, values set can't be empty");
+      break;
+    case '=':
+    case '==':
+    case '!=':
+      if (values.length !== 1) throw new SelectorParseError('exact-match compatibility requires one single value');
+      break;
+    case 'exists':
+    case '!':
+      if (values.length !== 0) throw new SelectorParseError('values set must be empty for exists and does not exist');
+      break;
+    case 'gt':
+    case 'lt':
+      if (values.length !== 1) throw new SelectorParseError("for 'Gt', 'Lt' operators, exactly one value is required");
+      if (!integerRe.test(values[0])) throw new SelectorParseError("for 'Gt', 'Lt' operators, the value must be an integer");
+      break;
+  }
+  for (const v of values) validateLabelValue(v);
+  return { key, operator, values };
+}
+
+// ---- lexer ----
+
+const enum Tok {
+  Error,
+  End,
+  ClosedPar,
+  Comma,
+  DoesNotExist,
+  DoubleEquals,
+  Equals,
+  GreaterThan,
+  Identifier,
+  In,
+  LessThan,
+  NotEquals,
+  NotIn,
+  OpenPar,
+}
+
+const literalTokens: ReadonlyMap<string, Tok> = new Map([
+  [')', Tok.ClosedPar],
+  [',', Tok.Comma],
+  ['!', Tok.DoesNotExist],
+  ['==', Tok.DoubleEquals],
+  ['=', Tok.Equals],
+  ['>', Tok.GreaterThan],
+  ['in', Tok.In],
+  ['<', Tok.LessThan],
+  ['!=', Tok.NotEquals],
+  ['notin', Tok.NotIn],
+  ['(', Tok.OpenPar],
+]);
+
+interface Item {
+  tok: Tok;
+  lit: string;
+}
+
+const isWhitespace = (ch: string): boolean => ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n';
+const isSpecial = (ch: string): boolean => '=!(),><'.includes(ch) && ch !== '';
+
+function lex(s: string): Item[] {
+  const items: Item[] = [];
+  let pos = 0;
+  for (;;) {
+    while (pos < s.length && isWhitespace(s[pos])) pos++;
+    if (pos >= s.length) {
+      items.push({ tok: Tok.End, lit: '' });
+      return items;
+    }
+    if (isSpecial(s[pos])) {
+      // Longest run of special characters that still forms a known token ("!=", "==").
+      let buffer = '';
+      let last: Item | undefined;
+      while (pos < s.length && isSpecial(s[pos])) {
+        buffer += s[pos];
+        const tok = literalTokens.get(buffer);
+        if (tok !== undefined) {
+          last = { tok, lit: buffer };
+          pos++;
+        } else if (last) {
+          break;
+        } else {
+          pos++;
+        }
+      }
+      items.push(last ?? { tok: Tok.Error, lit: `error expected: keyword found '${buffer}'` });
+      continue;
+    }
+    let buffer = '';
+    while (pos < s.length && !isSpecial(s[pos]) && !isWhitespace(s[pos])) buffer += s[pos++];
+    items.push({ tok: literalTokens.get(buffer) ?? Tok.Identifier, lit: buffer });
+  }
+}
+
+// ---- parser ----
+
+const enum Ctx {
+  KeyAndOperator,
+  Values,
+}
+
+class Parser {
+  private position = 0;
+  constructor(private readonly items: Item[]) {}
+
+  /** In a value position the words `in` / `notin` are ordinary identifiers. */
+  private view(item: Item, ctx: Ctx): Item {
+    if (ctx === Ctx.Values && (item.tok === Tok.In || item.tok === Tok.NotIn)) return { tok: Tok.Identifier, lit: item.lit };
+    return item;
+  }
+
+  private lookahead(ctx: Ctx): Item {
+    return this.view(this.items[this.position], ctx);
+  }
+
+  private consume(ctx: Ctx): Item {
+    return this.view(this.items[this.position++], ctx);
+  }
+
+  parse(): LabelRequirement[] {
+    const reqs: LabelRequirement[] = [];
+    for (;;) {
+      const { tok, lit } = this.lookahead(Ctx.Values);
+      switch (tok) {
+        case Tok.Identifier:
+        case Tok.DoesNotExist: {
+          try {
+            reqs.push(this.parseRequirement());
+          } catch (e) {
+            if (e instanceof SelectorParseError) throw new SelectorParseError(`unable to parse requirement: ${e.message}`);
+            throw e;
+          }
+          const next = this.consume(Ctx.Values);
+          if (next.tok === Tok.End) return reqs;
+          if (next.tok === Tok.Comma) {
+            const after = this.lookahead(Ctx.Values);
+            if (after.tok !== Tok.Identifier && after.tok !== Tok.DoesNotExist) {
+              throw new SelectorParseError(`found '${after.lit}', expected: identifier after ','`);
+            }
+            break;
+          }
+          throw new SelectorParseError(`found '${next.lit}', expected: ',' or 'end of string'`);
+        }
+        case Tok.End:
+          return reqs;
+        default:
+          throw new SelectorParseError(`found '${lit}', expected: !, identifier, or 'end of string'`);
+      }
+    }
+  }
+
+  private parseRequirement(): LabelRequirement {
+    const { key, operator } = this.parseKeyAndInferOperator();
+    if (operator === 'exists' || operator === '!') return newRequirement(key, operator, []);
+    const op = this.parseOperator();
+    const values = op === 'in' || op === 'notin' ? this.parseValues() : this.parseExactValue();
+    return newRequirement(key, op, values);
+  }
+
+  private parseKeyAndInferOperator(): { key: string; operator: LabelOperator | undefined } {
+    let operator: LabelOperator | undefined;
+    let item = this.consume(Ctx.Values);
+    if (item.tok === Tok.DoesNotExist) {
+      operator = '!';
+      item = this.consume(Ctx.Values);
+    }
+    if (item.tok !== Tok.Identifier) throw new SelectorParseError(`found '${item.lit}', expected: identifier`);
+    validateLabelKey(item.lit);
+    const next = this.lookahead(Ctx.Values).tok;
+    if ((next === Tok.End || next === Tok.Comma) && operator !== '!') operator = 'exists';
+    return { key: item.lit, operator };
+  }
+
+  private parseOperator(): LabelOperator {
+    const { tok, lit } = this.consume(Ctx.KeyAndOperator);
+    switch (tok) {
+      case Tok.In:
+        return 'in';
+      case Tok.Equals:
+        return '=';
+      case Tok.DoubleEquals:
+        return '==';
+      case Tok.GreaterThan:
+        return 'gt';
+      case Tok.LessThan:
+        return 'lt';
+      case Tok.NotIn:
+        return 'notin';
+      case Tok.NotEquals:
+        return '!=';
+      default:
+        throw new SelectorParseError(`found '${lit}', expected: '=', '!=', '==', 'in', notin'`);
+    }
+  }
+
+  private parseValues(): string[] {
+    const open = this.consume(Ctx.Values);
+    if (open.tok !== Tok.OpenPar) throw new SelectorParseError(`found '${open.lit}' expected: '('`);
+    const { tok, lit } = this.lookahead(Ctx.Values);
+    switch (tok) {
+      case Tok.Identifier:
+      case Tok.Comma: {
+        const values = this.parseIdentifiersList();
+        if (this.consume(Ctx.Values).tok !== Tok.ClosedPar) throw new SelectorParseError(`found '${lit}', expected: ')'`);
+        return values;
+      }
+      case Tok.ClosedPar:
+        this.consume(Ctx.Values);
+        return [''];
+      default:
+        throw new SelectorParseError(`found '${lit}', expected: ',', ')' or identifier`);
+    }
+  }
+
+  /** A possibly empty list of possibly empty values: `(a,,b)`, `(,a)`, `(a,)`. */
+  private parseIdentifiersList(): string[] {
+    const values = new Set<string>();
+    for (;;) {
+      const { tok, lit } = this.consume(Ctx.Values);
+      if (tok === Tok.Identifier) {
+        values.add(lit);
+        const next = this.lookahead(Ctx.Values);
+        if (next.tok === Tok.Comma) continue;
+        if (next.tok === Tok.ClosedPar) return [...values];
+        throw new SelectorParseError(`found '${next.lit}', expected: ',' or ')'`);
+      } else if (tok === Tok.Comma) {
+        if (values.size === 0) values.add('');
+        const next = this.lookahead(Ctx.Values).tok;
+        if (next === Tok.ClosedPar) {
+          values.add('');
+          return [...values];
+        }
+        if (next === Tok.Comma) {
+          this.consume(Ctx.Values);
+          values.add('');
+        }
+      } else {
+        throw new SelectorParseError(`found '${lit}', expected: ',', or identifier`);
+      }
+    }
+  }
+
+  private parseExactValue(): string[] {
+    const next = this.lookahead(Ctx.Values).tok;
+    if (next === Tok.End || next === Tok.Comma) return [''];
+    const { tok, lit } = this.consume(Ctx.Values);
+    if (tok === Tok.Identifier) return [lit];
+    throw new SelectorParseError(`found '${lit}', expected: identifier`);
+  }
+}
+
+/** Parse the `labelSelector` query parameter. Throws a 400 StatusError with the reference message. */
+export function parseLabelSelector(s: string): LabelSelector {
+  try {
+    return new LabelSelector(new Parser(lex(s)).parse());
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw errors.badRequest(e.message);
+    throw e;
+  }
+}
+
+// ---- structured selectors (spec.selector of Deployment, ReplicaSet, DaemonSet, Job) ----
+
+export interface LabelSelectorRequirementObject {
+  key?: string;
+  operator?: string;
+  values?: string[];
+}
+
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirementObject[];
+}
+
+const expressionOperators: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * Convert a `{matchLabels, matchExpressions}` object. `undefined`/`null` → matches nothing; an empty
+ * object → matches everything. Throws a 400 StatusError on invalid content (callers validating an
+ * object should use validateLabelSelectorObject instead to get field errors).
+ */
+export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefined): LabelSelector {
+  try {
+    return labelSelectorFromObjectOrThrow(sel);
+  } catch (e) {
+    if (e instanceof SelectorParseError) throw errors.badRequest(e.message);
+    throw e;
+  }
+}
+
+/** Like labelSelectorFromObject, but returns the problem as a message instead of throwing. */
+export function tryLabelSelectorFromObject(sel: LabelSelectorObject | null | undefined): LabelSelector | string {
+  try {
+    return labelSelectorFromObjectOrThrow(sel);
+  } catch (e) {
+    if (e instanceof SelectorParseError) return e.message;
+    throw e;
+  }
+}
+
+function labelSelectorFromObjectOrThrow(sel: LabelSelectorObject | null | undefined): LabelSelector {
+  if (sel === undefined || sel === null) return LabelSelector.nothing();
+  const reqs: LabelRequirement[] = [];
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push(newRequirement(k, '=', [String(v)]));
+  for (const expr of sel.matchExpressions ?? []) {
+    const op = expressionOperators[expr.operator ?? ''];
+    if (!op) throw new SelectorParseError(`${JSON.stringify(expr.operator ?? '')} is not a valid pod selector operator`);
+    reqs.push(newRequirement(expr.key ?? '', op, [...(expr.values ?? [])]));
+  }
+  return new LabelSelector(reqs);
+}
+
+/** Selector matching exactly a set of labels (an RC's `spec.selector` map). */
+export function labelSelectorFromSet(set: Record<string, string> | undefined): LabelSelector {
+  return new LabelSelector(Object.entries(set ?? {}).map(([key, v]) => ({ key, operator: '=' as const, values: [v] })));
+}

@@ -1,0 +1,92 @@
+import test from 'ava';
+import { StatusError } from '../../src/request/errors.ts';
+import type { ApiObject } from '../../src/api/object.ts';
+import { escapeFieldValue, exactNameFromFieldSelector, fieldSelectorMatcher, parseFieldSelector } from '../../src/api/selectors/field.ts';
+import { strategyFor } from '../../src/api/strategies.ts';
+
+function badRequest(t: import('ava').ExecutionContext, fn: () => unknown): string {
+  const e = t.throws(fn, { instanceOf: StatusError });
+  t.is(e?.code, 400);
+  t.is(e?.reason, 'BadRequest');
+  return e?.message ?? '';
+}
+
+test('parse terms and operators', (t) => {
+  const sel = parseFieldSelector('status.phase!=Failed,metadata.name==a,spec.nodeName=n1');
+  t.deepEqual(sel.terms, [
+    { field: 'metadata.name', operator: '=', value: 'a' },
+    { field: 'spec.nodeName', operator: '=', value: 'n1' },
+    { field: 'status.phase', operator: '!=', value: 'Failed' },
+  ]);
+  t.is(sel.toString(), 'metadata.name=a,spec.nodeName=n1,status.phase!=Failed');
+  t.true(parseFieldSelector('').isEmpty());
+  t.deepEqual(parseFieldSelector('a=,').terms, [{ field: 'a', operator: '=', value: '' }]);
+});
+
+test('escapes in values', (t) => {
+  t.deepEqual(parseFieldSelector('a=x\\,y\\=z\\\\').terms, [{ field: 'a', operator: '=', value: 'x,y=z\\' }]);
+  t.is(escapeFieldValue('x,y=z\\'), 'x\\,y\\=z\\\\');
+  t.is(parseFieldSelector('a=x\\,y').toString(), 'a=x\\,y');
+});
+
+test('parse errors', (t) => {
+  t.is(badRequest(t, () => parseFieldSelector('foo')), "invalid selector: 'foo'; can't understand 'foo'");
+  t.is(badRequest(t, () => parseFieldSelector('a=b,foo')), "invalid selector: 'a=b,foo'; can't understand 'foo'");
+  t.is(badRequest(t, () => parseFieldSelector('a=b=c')), 'invalid field selector: unescaped character in value: 61');
+  t.is(badRequest(t, () => parseFieldSelector('a=\\q')), 'invalid field selector: invalid escape sequence: \\q');
+  t.is(badRequest(t, () => parseFieldSelector('a=b\\')), 'invalid field selector: invalid escape sequence: \\');
+});
+
+const pod = (name: string, nodeName?: string, phase?: string): ApiObject => ({
+  kind: 'Pod',
+  apiVersion: 'v1',
+  metadata: { name, namespace: 'default' },
+  spec: nodeName ? { nodeName } : {},
+  status: phase ? { phase } : {},
+});
+
+test('matching pods by whitelisted fields; missing fields compare as ""', (t) => {
+  const m = (s: string) => fieldSelectorMatcher(parseFieldSelector(s), strategyFor('Pod'), 'Pod', 'v1');
+  t.true(m('spec.nodeName=n1')(pod('a', 'n1')));
+  t.false(m('spec.nodeName=n1')(pod('a', 'n2')));
+  t.true(m('spec.nodeName=')(pod('a')));
+  t.true(m('spec.host=n1')(pod('a', 'n1')), 'spec.host is an alias of spec.nodeName');
+  t.true(m('status.phase!=Failed,metadata.name=a')(pod('a', undefined, 'Running')));
+  t.false(m('status.phase!=Running')(pod('a', undefined, 'Running')));
+  t.true(m('metadata.namespace=default')(pod('a')));
+  t.true(m('')(pod('a')));
+});
+
+test('unsupported field labels: short and long messages', (t) => {
+  const short = badRequest(t, () => fieldSelectorMatcher(parseFieldSelector('spec.foo=x'), strategyFor('Pod'), 'Pod', 'v1'));
+  t.is(short, 'field label not supported: spec.foo');
+  const long = badRequest(t, () => fieldSelectorMatcher(parseFieldSelector('data.x=1'), strategyFor('ConfigMap'), 'ConfigMap', 'v1'));
+  t.is(long, 'field label "data.x" not supported for "ConfigMap"');
+  const dep = badRequest(t, () => fieldSelectorMatcher(parseFieldSelector('spec.replicas=1'), strategyFor('Deployment'), 'Deployment', 'extensions/v1beta1'));
+  t.is(dep, 'field label "spec.replicas" not supported for "Deployment"');
+  t.notThrows(() => fieldSelectorMatcher(parseFieldSelector('metadata.name=x,metadata.namespace=y'), strategyFor('Role'), 'Role', 'rbac.authorization.platform.io/v1alpha1'));
+});
+
+test('per-kind field labels', (t) => {
+  const match = (kind: string, s: string, obj: ApiObject) => fieldSelectorMatcher(parseFieldSelector(s), strategyFor(kind), kind, 'v1')(obj);
+  t.true(match('Node', 'spec.unschedulable=false', { metadata: { name: 'n' }, spec: {} }));
+  t.true(match('Node', 'spec.unschedulable=true', { metadata: { name: 'n' }, spec: { unschedulable: true } }));
+  t.true(match('ReplicationController', 'status.replicas=0', { metadata: { name: 'r' }, status: {} }));
+  t.true(match('ReplicationController', 'status.replicas=3', { metadata: { name: 'r' }, status: { replicas: 3 } }));
+  t.true(match('Namespace', 'status.phase=Active', { metadata: { name: 'ns' }, status: { phase: 'Active' } }));
+  t.true(match('Secret', 'type=Opaque', { metadata: { name: 's' }, type: 'Opaque' }));
+  t.true(match('Job', 'status.successful=2', { metadata: { name: 'j' }, status: { succeeded: 2 } }));
+  const ev: ApiObject = { metadata: { name: 'e', namespace: 'd' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'd', uid: 'u' }, reason: 'Started', source: { component: 'kubelet' }, type: 'Normal' };
+  t.true(match('Event', 'involvedObject.kind=Pod,involvedObject.name=p,involvedObject.uid=u,reason=Started,source=kubelet,type=Normal', ev));
+  t.true(match('Event', 'involvedObject.fieldPath=', ev));
+  const short = badRequest(t, () => match('Event', 'message=x', ev));
+  t.is(short, 'field label not supported: message');
+});
+
+test('exactNameFromFieldSelector', (t) => {
+  t.is(exactNameFromFieldSelector(parseFieldSelector('metadata.name=web')), 'web');
+  t.is(exactNameFromFieldSelector(parseFieldSelector('metadata.name==web')), 'web');
+  t.is(exactNameFromFieldSelector(parseFieldSelector('metadata.name!=web')), undefined);
+  t.is(exactNameFromFieldSelector(parseFieldSelector('metadata.name=web,spec.nodeName=n')), undefined);
+  t.is(exactNameFromFieldSelector(parseFieldSelector('')), undefined);
+});
