@@ -1,0 +1,324 @@
+// JSON text <-> values. The parser is zero-copy for strings without escapes and for numbers: the
+// value points into the source text, which the ABI keeps alive (data text stays below the data heap
+// pointer; input text is placed before the evaluation heap).
+import {
+  T_NULL, T_BOOL, T_NUMBER, T_STRING, T_ARRAY, T_OBJECT,
+  typeOf, strLen, strPtr, arrCount, arrAt, objCount, objKey, objVal,
+  newNull, newBool, newNumberText, newString, newArray, newObject,
+} from './value';
+
+let pos: usize = 0;
+let end: usize = 0;
+let failed = false;
+
+// @ts-ignore: decorator
+@inline function peek(): u32 { return pos < end ? <u32>load<u8>(pos) : 0; }
+
+function skipWs(): void {
+  while (pos < end) {
+    let c = load<u8>(pos);
+    if (c == 0x20 || c == 0x0a || c == 0x0d || c == 0x09) pos++;
+    else break;
+  }
+}
+
+function expectWord(w: string): bool {
+  let n = w.length;
+  if (pos + <usize>n > end) return false;
+  for (let i = 0; i < n; i++) {
+    if (<i32>load<u8>(pos + <usize>i) != w.charCodeAt(i)) return false;
+  }
+  pos += <usize>n;
+  return true;
+}
+
+function hexVal(c: u32): i32 {
+  if (c >= 0x30 && c <= 0x39) return <i32>(c - 0x30);
+  if (c >= 0x61 && c <= 0x66) return <i32>(c - 0x61 + 10);
+  if (c >= 0x41 && c <= 0x46) return <i32>(c - 0x41 + 10);
+  return -1;
+}
+
+function read4hex(p: usize): i32 {
+  if (p + 4 > end) return -1;
+  let v = 0;
+  for (let i: usize = 0; i < 4; i++) {
+    let h = hexVal(<u32>load<u8>(p + i));
+    if (h < 0) return -1;
+    v = (v << 4) | h;
+  }
+  return v;
+}
+
+function putUtf8(out: usize, cp: u32): usize {
+  if (cp < 0x80) { store<u8>(out, <u8>cp); return out + 1; }
+  if (cp < 0x800) {
+    store<u8>(out, <u8>(0xc0 | (cp >> 6))); store<u8>(out + 1, <u8>(0x80 | (cp & 0x3f))); return out + 2;
+  }
+  if (cp < 0x10000) {
+    store<u8>(out, <u8>(0xe0 | (cp >> 12))); store<u8>(out + 1, <u8>(0x80 | ((cp >> 6) & 0x3f)));
+    store<u8>(out + 2, <u8>(0x80 | (cp & 0x3f))); return out + 3;
+  }
+  store<u8>(out, <u8>(0xf0 | (cp >> 18))); store<u8>(out + 1, <u8>(0x80 | ((cp >> 12) & 0x3f)));
+  store<u8>(out + 2, <u8>(0x80 | ((cp >> 6) & 0x3f))); store<u8>(out + 3, <u8>(0x80 | (cp & 0x3f)));
+  return out + 4;
+}
+
+function parseString(): usize {
+  pos++; // opening quote
+  let start = pos;
+  let escaped = false;
+  while (pos < end) {
+    let c = load<u8>(pos);
+    if (c == 0x22) break;
+    if (c == 0x5c) { escaped = true; pos += 2; continue; }
+    pos++;
+  }
+  if (pos >= end) { failed = true; return 0; }
+  let stop = pos;
+  pos++; // closing quote
+  if (!escaped) return newString(start, <u32>(stop - start));
+  // Decode escapes; output is never longer than the source.
+  let buf = __alloc(stop - start);
+  let out = buf;
+  let p = start;
+  while (p < stop) {
+    let c = <u32>load<u8>(p);
+    if (c != 0x5c) { store<u8>(out++, <u8>c); p++; continue; }
+    let e = <u32>load<u8>(p + 1);
+    p += 2;
+    if (e == 0x6e) store<u8>(out++, 0x0a);
+    else if (e == 0x74) store<u8>(out++, 0x09);
+    else if (e == 0x72) store<u8>(out++, 0x0d);
+    else if (e == 0x62) store<u8>(out++, 0x08);
+    else if (e == 0x66) store<u8>(out++, 0x0c);
+    else if (e == 0x75) {
+      let cp = read4hex(p);
+      if (cp < 0) { failed = true; return 0; }
+      p += 4;
+      if (cp >= 0xd800 && cp < 0xdc00 && load<u8>(p) == 0x5c && load<u8>(p + 1) == 0x75) {
+        let lo = read4hex(p + 2);
+        if (lo >= 0xdc00 && lo < 0xe000) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          p += 6;
+        }
+      }
+      out = putUtf8(out, <u32>cp);
+    } else store<u8>(out++, <u8>e); // \" \\ \/
+  }
+  return newString(buf, <u32>(out - buf));
+}
+
+function parseNumber(): usize {
+  let start = pos;
+  while (pos < end) {
+    let c = load<u8>(pos);
+    if ((c >= 0x30 && c <= 0x39) || c == 0x2d || c == 0x2b || c == 0x2e || c == 0x65 || c == 0x45) pos++;
+    else break;
+  }
+  if (pos == start) { failed = true; return 0; }
+  return newNumberText(start, <u32>(pos - start));
+}
+
+/** Grows a pointer list (bump allocated; the old block is simply abandoned). */
+function growList(list: usize, count: u32, cap: u32): usize {
+  let n = __alloc(<usize>cap << 3);
+  memory.copy(n, list, <usize>count << 2);
+  return n;
+}
+
+function parseArray(): usize {
+  pos++;
+  let cap: u32 = 8;
+  let items = __alloc(<usize>cap << 2);
+  let count: u32 = 0;
+  skipWs();
+  if (peek() == 0x5d) { pos++; return newArray(items, 0); }
+  while (true) {
+    let v = parseValue();
+    if (failed) return 0;
+    if (count == cap) { items = growList(items, count, cap); cap <<= 1; }
+    store<u32>(items + (<usize>count << 2), <u32>v);
+    count++;
+    skipWs();
+    let c = peek();
+    if (c == 0x2c) { pos++; continue; }
+    if (c == 0x5d) { pos++; break; }
+    failed = true; return 0;
+  }
+  return newArray(items, count);
+}
+
+function parseObject(): usize {
+  pos++;
+  let cap: u32 = 8;
+  let keys = __alloc(<usize>cap << 2);
+  let vals = __alloc(<usize>cap << 2);
+  let count: u32 = 0;
+  skipWs();
+  if (peek() == 0x7d) { pos++; return newObject(keys, vals, 0, cap); }
+  while (true) {
+    skipWs();
+    if (peek() != 0x22) { failed = true; return 0; }
+    let k = parseString();
+    if (failed) return 0;
+    skipWs();
+    if (peek() != 0x3a) { failed = true; return 0; }
+    pos++;
+    let v = parseValue();
+    if (failed) return 0;
+    if (count == cap) { keys = growList(keys, count, cap); vals = growList(vals, count, cap); cap <<= 1; }
+    store<u32>(keys + (<usize>count << 2), <u32>k);
+    store<u32>(vals + (<usize>count << 2), <u32>v);
+    count++;
+    skipWs();
+    let c = peek();
+    if (c == 0x2c) { pos++; continue; }
+    if (c == 0x7d) { pos++; break; }
+    failed = true; return 0;
+  }
+  return newObject(keys, vals, count, cap);
+}
+
+function parseValue(): usize {
+  skipWs();
+  let c = peek();
+  if (c == 0x7b) return parseObject();
+  if (c == 0x5b) return parseArray();
+  if (c == 0x22) return parseString();
+  if (c == 0x74) { if (expectWord('true')) return newBool(true); }
+  else if (c == 0x66) { if (expectWord('false')) return newBool(false); }
+  else if (c == 0x6e) { if (expectWord('null')) return newNull(); }
+  else return parseNumber();
+  failed = true;
+  return 0;
+}
+
+/** Parses len bytes of JSON at p; 0 on malformed input. */
+export function parseJson(p: usize, len: u32): usize {
+  pos = p;
+  end = p + <usize>len;
+  failed = false;
+  let v = parseValue();
+  if (failed) return 0;
+  skipWs();
+  if (pos != end) return 0;
+  return v;
+}
+
+// ---- dumping ----
+
+const HEX = '0123456789abcdef';
+
+function escapedLen(s: usize): u32 {
+  let n = strLen(s);
+  let p = strPtr(s);
+  let out: u32 = 2;
+  for (let i: u32 = 0; i < n; i++) {
+    let c = load<u8>(p + <usize>i);
+    if (c == 0x22 || c == 0x5c || c == 0x0a || c == 0x09 || c == 0x0d) out += 2;
+    else if (c < 0x20) out += 6;
+    else out += 1;
+  }
+  return out;
+}
+
+function plain(p: usize, n: u32): bool {
+  for (let i: u32 = 0; i < n; i++) {
+    let c = load<u8>(p + <usize>i);
+    if (c < 0x20 || c == 0x22 || c == 0x5c) return false;
+  }
+  return true;
+}
+
+export function writeEscaped(out: usize, p: usize, n: u32): usize {
+  store<u8>(out++, 0x22);
+  if (plain(p, n)) {
+    memory.copy(out, p, <usize>n);
+    out += <usize>n;
+    store<u8>(out++, 0x22);
+    return out;
+  }
+  for (let i: u32 = 0; i < n; i++) {
+    let c = load<u8>(p + <usize>i);
+    if (c == 0x22 || c == 0x5c) { store<u8>(out++, 0x5c); store<u8>(out++, c); }
+    else if (c == 0x0a) { store<u8>(out++, 0x5c); store<u8>(out++, 0x6e); }
+    else if (c == 0x09) { store<u8>(out++, 0x5c); store<u8>(out++, 0x74); }
+    else if (c == 0x0d) { store<u8>(out++, 0x5c); store<u8>(out++, 0x72); }
+    else if (c < 0x20) {
+      store<u8>(out++, 0x5c); store<u8>(out++, 0x75); store<u8>(out++, 0x30); store<u8>(out++, 0x30);
+      store<u8>(out++, <u8>HEX.charCodeAt(c >> 4)); store<u8>(out++, <u8>HEX.charCodeAt(c & 15));
+    } else store<u8>(out++, c);
+  }
+  store<u8>(out++, 0x22);
+  return out;
+}
+
+export function escapedLength(s: usize): u32 { return escapedLen(s); }
+
+function measure(v: usize): u32 {
+  let t = typeOf(v);
+  if (t == T_NULL || t == 0) return 4;
+  if (t == T_BOOL) return load<u32>(v, 4) ? 4 : 5;
+  if (t == T_NUMBER) return load<u32>(v, 8);
+  if (t == T_STRING) return escapedLen(v);
+  if (t == T_ARRAY) {
+    let n = arrCount(v);
+    let total: u32 = 2 + (n > 0 ? n - 1 : 0);
+    for (let i: u32 = 0; i < n; i++) total += measure(arrAt(v, i));
+    return total;
+  }
+  let n = objCount(v);
+  let total: u32 = 2 + (n > 0 ? n - 1 : 0);
+  for (let i: u32 = 0; i < n; i++) total += escapedLen(objKey(v, i)) + 1 + measure(objVal(v, i));
+  return total;
+}
+
+function writeWord(out: usize, w: string): usize {
+  for (let i = 0; i < w.length; i++) store<u8>(out++, <u8>w.charCodeAt(i));
+  return out;
+}
+
+function write(out: usize, v: usize): usize {
+  let t = typeOf(v);
+  if (t == T_NULL || t == 0) return writeWord(out, 'null');
+  if (t == T_BOOL) return writeWord(out, load<u32>(v, 4) ? 'true' : 'false');
+  if (t == T_NUMBER) {
+    let n = load<u32>(v, 8);
+    memory.copy(out, <usize>load<u32>(v, 4), <usize>n);
+    return out + <usize>n;
+  }
+  if (t == T_STRING) return writeEscaped(out, strPtr(v), strLen(v));
+  if (t == T_ARRAY) {
+    store<u8>(out++, 0x5b);
+    let n = arrCount(v);
+    for (let i: u32 = 0; i < n; i++) {
+      if (i > 0) store<u8>(out++, 0x2c);
+      out = write(out, arrAt(v, i));
+    }
+    store<u8>(out++, 0x5d);
+    return out;
+  }
+  store<u8>(out++, 0x7b);
+  let n = objCount(v);
+  for (let i: u32 = 0; i < n; i++) {
+    if (i > 0) store<u8>(out++, 0x2c);
+    let k = objKey(v, i);
+    out = writeEscaped(out, strPtr(k), strLen(k));
+    store<u8>(out++, 0x3a);
+    out = write(out, objVal(v, i));
+  }
+  store<u8>(out++, 0x7d);
+  return out;
+}
+
+/** NUL-terminated JSON text of v. */
+export function dumpJson(v: usize): usize {
+  let n = measure(v);
+  let buf = __alloc(<usize>n + 1);
+  let e = write(buf, v);
+  store<u8>(e, 0);
+  return buf;
+}
+
+export { T_STRING, T_OBJECT, T_ARRAY };

@@ -1,0 +1,203 @@
+// JSON values in linear memory. Layout (4-byte fields, type tag first, numbering as OPA's opa_value):
+//   NULL   [1]
+//   BOOL   [2, 0|1]
+//   NUMBER [3, textPtr, textLen]           (raw JSON text: dumping is a copy, no float formatting)
+//   STRING [4, len, bytesPtr]              (UTF-8; often points into the parsed source, zero-copy)
+//   ARRAY  [5, count, elemsPtr]            (elems: count value pointers)
+//   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity]
+// Objects keep insertion order; those with more than SMALL_OBJECT keys also get an open-addressing
+// hash index (slots hold entry+1) so data maps keyed by user or group cost O(1) per lookup.
+
+export const T_NULL: u32 = 1;
+export const T_BOOL: u32 = 2;
+export const T_NUMBER: u32 = 3;
+export const T_STRING: u32 = 4;
+export const T_ARRAY: u32 = 5;
+export const T_OBJECT: u32 = 6;
+
+const SMALL_OBJECT: u32 = 8;
+
+// @ts-ignore: decorator
+@inline export function typeOf(v: usize): u32 { return v == 0 ? 0 : load<u32>(v); }
+// @ts-ignore: decorator
+@inline export function strLen(s: usize): u32 { return load<u32>(s, 4); }
+// @ts-ignore: decorator
+@inline export function strPtr(s: usize): usize { return <usize>load<u32>(s, 8); }
+// @ts-ignore: decorator
+@inline export function arrCount(a: usize): u32 { return load<u32>(a, 4); }
+// @ts-ignore: decorator
+@inline export function arrAt(a: usize, i: u32): usize { return <usize>load<u32>(<usize>load<u32>(a, 8) + (<usize>i << 2)); }
+// @ts-ignore: decorator
+@inline export function objCount(o: usize): u32 { return load<u32>(o, 4); }
+// @ts-ignore: decorator
+@inline export function objKey(o: usize, i: u32): usize { return <usize>load<u32>(<usize>load<u32>(o, 8) + (<usize>i << 2)); }
+// @ts-ignore: decorator
+@inline export function objVal(o: usize, i: u32): usize { return <usize>load<u32>(<usize>load<u32>(o, 12) + (<usize>i << 2)); }
+
+export function newNull(): usize { let v = __alloc(4); store<u32>(v, T_NULL); return v; }
+
+export function newBool(b: bool): usize {
+  let v = __alloc(8); store<u32>(v, T_BOOL); store<u32>(v, b ? 1 : 0, 4); return v;
+}
+
+export function newNumberText(ptr: usize, len: u32): usize {
+  let v = __alloc(12); store<u32>(v, T_NUMBER); store<u32>(v, <u32>ptr, 4); store<u32>(v, len, 8); return v;
+}
+
+export function newString(ptr: usize, len: u32): usize {
+  let v = __alloc(12); store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>ptr, 8); return v;
+}
+
+export function newArray(elems: usize, count: u32): usize {
+  let v = __alloc(12); store<u32>(v, T_ARRAY); store<u32>(v, count, 4); store<u32>(v, <u32>elems, 8); return v;
+}
+
+/** An object over parallel key/value pointer arrays (owned by the object from now on). */
+export function newObject(keys: usize, vals: usize, count: u32, capacity: u32): usize {
+  let o = __alloc(28);
+  store<u32>(o, T_OBJECT);
+  store<u32>(o, count, 4);
+  store<u32>(o, <u32>keys, 8);
+  store<u32>(o, <u32>vals, 12);
+  store<u32>(o, 0, 16);
+  store<u32>(o, 0, 20);
+  store<u32>(o, capacity, 24);
+  if (count > SMALL_OBJECT) buildIndex(o, count);
+  return o;
+}
+
+/** A static ASCII string value made from a literal (used for keys the engine looks up). */
+export function lit(s: string): usize {
+  let n = s.length;
+  let bytes = __alloc(<usize>n);
+  for (let i = 0; i < n; i++) store<u8>(bytes + <usize>i, <u8>s.charCodeAt(i));
+  return newString(bytes, <u32>n);
+}
+
+export function bytesEq(a: usize, b: usize, n: u32): bool {
+  if (a == b) return true;
+  let i: u32 = 0;
+  while (i + 4 <= n) {
+    if (load<u32>(a + <usize>i) != load<u32>(b + <usize>i)) return false;
+    i += 4;
+  }
+  while (i < n) {
+    if (load<u8>(a + <usize>i) != load<u8>(b + <usize>i)) return false;
+    i++;
+  }
+  return true;
+}
+
+export function strEq(a: usize, b: usize): bool {
+  let n = strLen(a);
+  return n == strLen(b) && bytesEq(strPtr(a), strPtr(b), n);
+}
+
+function hashBytes(p: usize, n: u32): u32 {
+  let h: u32 = 2166136261;
+  for (let i: u32 = 0; i < n; i++) {
+    h = (h ^ <u32>load<u8>(p + <usize>i)) * 16777619;
+  }
+  return h;
+}
+
+function buildIndex(o: usize, count: u32): void {
+  let cap: u32 = 16;
+  while (cap < count * 2) cap <<= 1;
+  let slots = __alloc(<usize>cap << 2);
+  memory.fill(slots, 0, <usize>cap << 2);
+  let mask = cap - 1;
+  for (let i: u32 = 0; i < count; i++) {
+    let k = objKey(o, i);
+    let h = hashBytes(strPtr(k), strLen(k)) & mask;
+    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
+    store<u32>(slots + (<usize>h << 2), i + 1);
+  }
+  store<u32>(o, <u32>slots, 16);
+  store<u32>(o, mask, 20);
+}
+
+/** Entry index of key (bytes) in object o, or -1. */
+export function objFindBytes(o: usize, kp: usize, kn: u32): i32 {
+  let count = objCount(o);
+  let slots = <usize>load<u32>(o, 16);
+  if (slots == 0) {
+    for (let i: u32 = 0; i < count; i++) {
+      let k = objKey(o, i);
+      if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>i;
+    }
+    return -1;
+  }
+  let mask = load<u32>(o, 20);
+  let h = hashBytes(kp, kn) & mask;
+  while (true) {
+    let e = load<u32>(slots + (<usize>h << 2));
+    if (e == 0) return -1;
+    let k = objKey(o, e - 1);
+    if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>(e - 1);
+    h = (h + 1) & mask;
+  }
+  return -1;
+}
+
+/** o[key] for a string value key, or 0 when o is not an object or has no such key. */
+export function get(o: usize, key: usize): usize {
+  if (typeOf(o) != T_OBJECT) return 0;
+  let i = objFindBytes(o, strPtr(key), strLen(key));
+  return i < 0 ? 0 : objVal(o, <u32>i);
+}
+
+/** Sets o[key] = v, growing the entry arrays and the hash index as needed. */
+export function objSet(o: usize, key: usize, v: usize): void {
+  let i = objFindBytes(o, strPtr(key), strLen(key));
+  if (i >= 0) {
+    store<u32>(<usize>load<u32>(o, 12) + (<usize>i << 2), <u32>v);
+    return;
+  }
+  let count = objCount(o);
+  let capacity = load<u32>(o, 24);
+  if (count == capacity) {
+    let ncap = capacity < 4 ? 4 : capacity * 2;
+    let nk = __alloc(<usize>ncap << 2);
+    let nv = __alloc(<usize>ncap << 2);
+    memory.copy(nk, <usize>load<u32>(o, 8), <usize>count << 2);
+    memory.copy(nv, <usize>load<u32>(o, 12), <usize>count << 2);
+    store<u32>(o, <u32>nk, 8);
+    store<u32>(o, <u32>nv, 12);
+    store<u32>(o, ncap, 24);
+  }
+  store<u32>(<usize>load<u32>(o, 8) + (<usize>count << 2), <u32>key);
+  store<u32>(<usize>load<u32>(o, 12) + (<usize>count << 2), <u32>v);
+  count++;
+  store<u32>(o, count, 4);
+  let slots = <usize>load<u32>(o, 16);
+  if (slots != 0 && count * 2 <= load<u32>(o, 20) + 1) {
+    let mask = load<u32>(o, 20);
+    let h = hashBytes(strPtr(key), strLen(key)) & mask;
+    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
+    store<u32>(slots + (<usize>h << 2), count);
+  } else if (count > SMALL_OBJECT) {
+    buildIndex(o, count);
+  }
+}
+
+/** Removes o[key] (keeps order); returns whether it was present. */
+export function objDelete(o: usize, key: usize): bool {
+  let i = objFindBytes(o, strPtr(key), strLen(key));
+  if (i < 0) return false;
+  let count = objCount(o);
+  let ks = <usize>load<u32>(o, 8);
+  let vs = <usize>load<u32>(o, 12);
+  let tail = <usize>(count - 1 - <u32>i) << 2;
+  memory.copy(ks + (<usize>i << 2), ks + (<usize>(i + 1) << 2), tail);
+  memory.copy(vs + (<usize>i << 2), vs + (<usize>(i + 1) << 2), tail);
+  count--;
+  store<u32>(o, count, 4);
+  store<u32>(o, 0, 16);
+  if (count > SMALL_OBJECT) buildIndex(o, count);
+  return true;
+}
+
+export function newEmptyObject(): usize {
+  return newObject(0, 0, 0, 0);
+}

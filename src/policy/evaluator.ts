@@ -1,0 +1,226 @@
+// Loads a policy (our engine or any OPA WebAssembly module) through @open-policy-agent/opa-wasm and
+// evaluates it. Two paths over the same loaded instance:
+//  - evaluate(): the SDK's own evaluate (generic, JSON in / result set out);
+//  - decideJson(): the ABI 1.2 one-call path (opa_eval) with the input written straight into
+//    linear memory and the result decoded by Node's Buffer — the SDK's heap convention exactly
+//    (input at the data heap pointer, arena after it), minus its per-call object churn.
+import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DataPatch } from './format.ts';
+
+export const ENGINE_ENTRYPOINT = 'portcullis/authz';
+
+export interface PolicyDecision { allowed: boolean; reason: string }
+
+interface AbiExports {
+  opa_eval?: (reserved: number, entrypoint: number, data: number, input: number, inputLen: number, heap: number, format: number) => number;
+  opa_malloc: (n: number) => number;
+  opa_json_parse: (p: number, n: number) => number;
+  opa_heap_ptr_get: () => number;
+  opa_heap_ptr_set: (p: number) => void;
+  opa_value_add_path?: (base: number, path: number, value: number) => number;
+  opa_value_remove_path?: (base: number, path: number) => number;
+}
+
+/** The SDK's LoadedPolicy fields this module relies on (public properties of the class). */
+interface LoadedPolicyState {
+  wasmInstance: { exports: unknown };
+  mem: WebAssembly.Memory;
+  dataAddr: number;
+  dataHeapPtr: number;
+  minorVersion: number;
+  entrypoints: Record<string, number>;
+}
+
+export function enginePath(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build/policy.wasm');
+}
+
+export async function readEngine(): Promise<Uint8Array> {
+  try {
+    return await readFile(enginePath());
+  } catch {
+    throw new Error(`policy engine not built: ${enginePath()} is missing (run \`npm run build\`)`);
+  }
+}
+
+/** Interprets a result-set row: {allowed, reason}, a SubjectAccessReview with status, or a boolean. */
+export function interpretResult(resultSet: unknown): PolicyDecision {
+  if (!Array.isArray(resultSet) || resultSet.length === 0) return { allowed: false, reason: 'policy result is undefined' };
+  const row = resultSet[0] as { result?: unknown };
+  const r = row?.result;
+  if (typeof r === 'boolean') return { allowed: r, reason: '' };
+  if (r && typeof r === 'object') {
+    const o = r as Record<string, unknown>;
+    const src = o.status && typeof o.status === 'object' ? (o.status as Record<string, unknown>) : o;
+    if (typeof src.allowed === 'boolean') return { allowed: src.allowed, reason: typeof src.reason === 'string' ? src.reason : '' };
+  }
+  throw new Error(`policy returned an unexpected result: ${JSON.stringify(r)?.slice(0, 200)}`);
+}
+
+export class PolicyEvaluator {
+  readonly entrypoint: number;
+  readonly entrypointName: string;
+  private readonly st: LoadedPolicyState;
+  private readonly abi: AbiExports;
+  private bufOf: ArrayBuffer | null = null;
+  private buf: Buffer = Buffer.alloc(0);
+  /** Bytes of data region right after the last full setData; patches beyond 2× trigger compaction. */
+  private dataSize = 0;
+  private baseHeap = 0;
+
+  private constructor(readonly policy: LoadedPolicy, entrypoint?: string) {
+    this.st = policy as unknown as LoadedPolicyState;
+    this.abi = this.st.wasmInstance.exports as AbiExports;
+    const eps = this.st.entrypoints;
+    const names = Object.keys(eps);
+    const name = entrypoint ?? (Object.prototype.hasOwnProperty.call(eps, ENGINE_ENTRYPOINT) ? ENGINE_ENTRYPOINT : names[0]);
+    if (name === undefined || !Object.prototype.hasOwnProperty.call(eps, name)) {
+      throw new Error(`entrypoint ${JSON.stringify(entrypoint)} not found in policy (has: ${names.join(', ') || 'none'})`);
+    }
+    this.entrypointName = name;
+    this.entrypoint = eps[name];
+    this.baseHeap = this.st.dataHeapPtr;
+  }
+
+  /** Loads a WebAssembly policy module and (optionally) its data document. */
+  static async load(wasm: Uint8Array, data?: unknown, entrypoint?: string): Promise<PolicyEvaluator> {
+    const policy = await loadPolicy(wasm);
+    const ev = new PolicyEvaluator(policy, entrypoint);
+    if (data !== undefined) ev.setData(data);
+    return ev;
+  }
+
+  /** Our engine with compiled data. */
+  static async engine(data: unknown): Promise<PolicyEvaluator> {
+    return PolicyEvaluator.load(await readEngine(), data, ENGINE_ENTRYPOINT);
+  }
+
+  get entrypoints(): Record<string, number> {
+    return { ...this.st.entrypoints };
+  }
+
+  setData(data: unknown): void {
+    const heapBefore = this.abi.opa_heap_ptr_get();
+    void heapBefore;
+    this.policy.setData(data as object);
+    this.dataSize = this.st.dataHeapPtr;
+  }
+
+  /** Generic evaluation through the SDK; returns the raw result set. */
+  evaluate(input: unknown): unknown {
+    return this.policy.evaluate(input, this.entrypoint);
+  }
+
+  private memory(minEnd: number): Buffer {
+    const mem = this.st.mem;
+    if (minEnd > mem.buffer.byteLength) mem.grow(Math.ceil((minEnd - mem.buffer.byteLength) / 65536));
+    if (this.bufOf !== mem.buffer) {
+      this.bufOf = mem.buffer;
+      this.buf = Buffer.from(mem.buffer);
+    }
+    return this.buf;
+  }
+
+  /** Evaluates an input given as JSON text; returns the raw result set. */
+  evaluateJson(inputJson: string): unknown {
+    try {
+      return this.evaluateJsonRaw(inputJson);
+    } catch (e) {
+      // The SDK's opa_abort import throws plain strings.
+      throw e instanceof Error ? e : new Error(`policy evaluation aborted: ${String(e)}`);
+    }
+  }
+
+  private evaluateJsonRaw(inputJson: string): unknown {
+    const evalFn = this.abi.opa_eval;
+    if (!evalFn || this.st.minorVersion < 2) return this.policy.evaluate(JSON.parse(inputJson), this.entrypoint);
+    const at = this.st.dataHeapPtr;
+    let buf = this.memory(at + inputJson.length * 3 + 1);
+    const len = buf.write(inputJson, at, 'utf8');
+    const ret = evalFn(0, this.entrypoint, this.st.dataAddr, at, len, at + len, 0);
+    buf = this.memory(0);
+    const end = buf.indexOf(0, ret);
+    return JSON.parse(buf.toString('utf8', ret, end));
+  }
+
+  /** Result text → decision; results repeat (one per grant), so their decoding is memoized. */
+  private decoded = new Map<string, PolicyDecision>();
+
+  decideJson(inputJson: string): PolicyDecision {
+    const text = this.evaluateText(inputJson);
+    if (text === null) return interpretResult(this.evaluateJson(inputJson));
+    let d = this.decoded.get(text);
+    if (d === undefined) {
+      d = Object.freeze(interpretResult(JSON.parse(text)));
+      if (this.decoded.size >= 4096) this.decoded.clear();
+      this.decoded.set(text, d);
+    }
+    return d;
+  }
+
+  /** The raw result-set text via the one-call path, or null when the module lacks it. */
+  private evaluateText(inputJson: string): string | null {
+    const evalFn = this.abi.opa_eval;
+    if (!evalFn || this.st.minorVersion < 2) return null;
+    try {
+      const at = this.st.dataHeapPtr;
+      let buf = this.memory(at + inputJson.length * 3 + 1);
+      const len = buf.write(inputJson, at, 'utf8');
+      const ret = evalFn(0, this.entrypoint, this.st.dataAddr, at, len, at + len, 0);
+      buf = this.memory(0);
+      return buf.toString('utf8', ret, buf.indexOf(0, ret));
+    } catch (e) {
+      throw e instanceof Error ? e : new Error(`policy evaluation aborted: ${String(e)}`);
+    }
+  }
+
+  decide(input: unknown): PolicyDecision {
+    return this.decideJson(JSON.stringify(input));
+  }
+
+  private loadValue(value: unknown): number {
+    const text = JSON.stringify(value);
+    const bytes = Buffer.byteLength(text);
+    const addr = this.abi.opa_malloc(bytes);
+    const buf = this.memory(addr + bytes);
+    buf.write(text, addr, 'utf8');
+    const v = this.abi.opa_json_parse(addr, bytes);
+    if (v === 0) throw new Error('engine failed to parse patch');
+    return v;
+  }
+
+  /** Whether this module supports in-place data updates (our engine does). */
+  get patchable(): boolean {
+    return typeof this.abi.opa_value_add_path === 'function' && typeof this.abi.opa_value_remove_path === 'function';
+  }
+
+  /**
+   * Applies data patches in place: the new values are parsed into the data region (just above the
+   * current data) and linked in by path; the evaluation arena moves up past them. When garbage
+   * from replaced values exceeds the live size, `full` (if given) rebuilds the data from scratch.
+   */
+  patch(patches: DataPatch[], full?: () => unknown): void {
+    if (!this.patchable) {
+      if (!full) throw new Error('this policy module cannot be patched; full data is required');
+      this.setData(full());
+      return;
+    }
+    const live = this.dataSize - this.baseHeap;
+    if (full && this.st.dataHeapPtr - this.baseHeap > 2 * live + (1 << 20)) {
+      this.setData(full());
+      return;
+    }
+    this.abi.opa_heap_ptr_set(this.st.dataHeapPtr);
+    for (const p of patches) {
+      const pathAddr = this.loadValue(p.path);
+      const rc = p.value === undefined
+        ? this.abi.opa_value_remove_path!(this.st.dataAddr, pathAddr)
+        : this.abi.opa_value_add_path!(this.st.dataAddr, pathAddr, this.loadValue(p.value));
+      if (rc !== 0 && p.value !== undefined) throw new Error(`engine rejected patch at ${p.path.join('/')} (code ${rc})`);
+    }
+    this.st.dataHeapPtr = this.abi.opa_heap_ptr_get();
+  }
+}

@@ -1,0 +1,88 @@
+// The engine (build/policy.wasm, built by `npm run build`) driven by the UNMODIFIED OPA SDK.
+import test from 'ava';
+import { loadPolicy } from '@open-policy-agent/opa-wasm';
+import { readEngine, PolicyEvaluator } from '../../src/policy/evaluator.ts';
+import { compileAbac } from '../../src/policy/abac.ts';
+import { toData } from '../../src/policy/format.ts';
+
+const V = 'abac.authorization.platform.io/v1beta1';
+const policyText = [
+  `{"apiVersion":"${V}","kind":"Policy","spec":{"user":"alice","namespace":"*","resource":"pods"}}`,
+  `{"apiVersion":"${V}","kind":"Policy","spec":{"group":"ops","namespace":"*","resource":"*","apiGroup":"*","readonly":true}}`,
+].join('\n');
+const data = toData(compileAbac(policyText, 'policy.jsonl'));
+const sar = (user: string, groups: string[], ra: Record<string, string>) => ({
+  apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec: { user, group: groups, resourceAttributes: ra },
+});
+
+test('loadPolicy/setData/evaluate of the SDK drive the engine (ABI 1.2 one-call path)', async (t) => {
+  const policy = await loadPolicy(await readEngine());
+  t.is(policy.minorVersion, 2);
+  t.deepEqual(policy.entrypoints, { 'portcullis/authz': 0, 'portcullis/allowed': 1 });
+  policy.setData(data);
+  t.deepEqual(policy.evaluate(sar('alice', [], { namespace: 'a', verb: 'delete', resource: 'pods' })),
+    [{ result: { allowed: true, reason: 'allowed by line 1 of policy.jsonl' } }]);
+  t.deepEqual(policy.evaluate(sar('bob', ['ops'], { namespace: 'a', verb: 'delete', resource: 'pods' }), 'portcullis/authz'),
+    [{ result: { allowed: false, reason: 'no policy matched' } }]);
+  t.deepEqual(policy.evaluate(sar('bob', ['ops'], { namespace: 'a', verb: 'get', resource: 'x', group: 'g' }), 'portcullis/allowed'), [{ result: true }]);
+  // Per-evaluation heap reset is the arena: many evaluations do not grow memory.
+  const before = (policy as unknown as { mem: WebAssembly.Memory }).mem.buffer.byteLength;
+  for (let i = 0; i < 5000; i++) policy.evaluate(sar('alice', ['g1', 'g2'], { namespace: `ns${i}`, verb: 'get', resource: 'pods' }));
+  t.is((policy as unknown as { mem: WebAssembly.Memory }).mem.buffer.byteLength, before);
+});
+
+test('the eval-context path (opa_eval_ctx_* + eval) gives the same result set', async (t) => {
+  const policy = await loadPolicy(await readEngine());
+  policy.setData(data);
+  (policy as unknown as { minorVersion: number }).minorVersion = 1; // force the pre-1.2 path of the SDK
+  t.deepEqual(policy.evaluate(sar('alice', [], { namespace: 'a', verb: 'get', resource: 'pods' })),
+    [{ result: { allowed: true, reason: 'allowed by line 1 of policy.jsonl' } }]);
+  t.deepEqual(policy.evaluate(sar('carol', [], { verb: 'get', resource: 'pods' })), [{ result: { allowed: false, reason: 'no policy matched' } }]);
+  t.deepEqual(policy.evaluate(sar('x', ['ops'], { verb: 'list', resource: 'y', group: 'z' }), 1), [{ result: true }]);
+});
+
+test('raw exports: builtins, opa_json_parse/opa_json_dump round trip with escapes and unicode', async (t) => {
+  const policy = await loadPolicy(await readEngine());
+  const ex = (policy as unknown as { wasmInstance: { exports: Record<string, (...a: number[]) => number> }; mem: WebAssembly.Memory });
+  const put = (s: string) => {
+    const b = Buffer.from(s);
+    const p = ex.wasmInstance.exports.opa_malloc(b.length);
+    new Uint8Array(ex.mem.buffer).set(b, p);
+    return ex.wasmInstance.exports.opa_json_parse(p, b.length);
+  };
+  const dump = (v: number) => {
+    const p = ex.wasmInstance.exports.opa_json_dump(v);
+    const m = new Uint8Array(ex.mem.buffer);
+    return Buffer.from(m.subarray(p, m.indexOf(0, p))).toString('utf8');
+  };
+  t.is(dump(ex.wasmInstance.exports.builtins()), '{}');
+  const doc = { a: 'quote " backslash \\ nl \n tab \t ctl \u0001 é 😀', n: -12.5e3, b: [true, false, null], o: { '': 1 } };
+  t.deepEqual(JSON.parse(dump(put(JSON.stringify(doc)))), doc);
+  t.deepEqual(JSON.parse(dump(put('"\\ud83d\\ude00 \\u00e9"'))), '😀 é');
+  t.is(put('{"a":'), 0, 'malformed JSON → 0');
+  const big: Record<string, number> = {};
+  for (let i = 0; i < 3000; i++) big[`k${i}`] = i;
+  t.deepEqual(JSON.parse(dump(put(JSON.stringify(big)))), big);
+});
+
+test('in-place data patches (opa_value_add_path/remove_path) take effect without setData', async (t) => {
+  const ev = await PolicyEvaluator.engine(data);
+  const input = JSON.stringify(sar('dave', [], { namespace: 'a', verb: 'get', resource: 'pods' }));
+  t.false(ev.decideJson(input).allowed);
+  ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', 'dave'], value: [{ o: 9, reason: 'patched', rules: [{ verbs: ['*'], apiGroups: [''], resources: ['pods'] }] }] }]);
+  t.deepEqual(ev.decideJson(input), { allowed: true, reason: 'patched' });
+  // a new namespace scope is created on the fly
+  ev.patch([{ path: ['portcullis', 'scopes', 'b', 'groups', 'devs'], value: [{ o: 10, reason: 'ns b', rules: [{ verbs: ['get'], apiGroups: ['*'], resources: ['*'] }] }] }]);
+  t.true(ev.decideJson(JSON.stringify(sar('x', ['devs'], { namespace: 'b', verb: 'get', resource: 'pods' }))).allowed);
+  t.false(ev.decideJson(JSON.stringify(sar('x', ['devs'], { namespace: 'c', verb: 'get', resource: 'pods' }))).allowed);
+  ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', 'dave'], value: undefined }]);
+  t.false(ev.decideJson(input).allowed);
+  // the SDK path sees the same data
+  t.deepEqual(ev.evaluate(JSON.parse(input)), [{ result: { allowed: false, reason: 'no policy matched' } }]);
+});
+
+test('non-SAR input is denied with an explanation; invalid JSON input aborts', async (t) => {
+  const ev = await PolicyEvaluator.engine(data);
+  t.deepEqual(ev.decide({ hello: 1 }), { allowed: false, reason: 'input is not a SubjectAccessReview (spec missing)' });
+  t.throws(() => ev.evaluateJson('{"spec":'));
+});
