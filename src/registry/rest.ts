@@ -181,9 +181,10 @@ export class GenericRegistry {
       }
       if (precondition !== undefined && precondition !== revisionOf(current)) throw errors.optimisticLock(this.gr(def), req.name);
       const next = mutate(current);
-      this.applySystemFieldsOnUpdate(strategy, next, current);
       strategy.prepareForUpdate?.(next, current);
       strategy.defaults?.(next);
+      // after defaults, so a PUT that omits defaulted fields does not count as a spec change
+      this.applySystemFieldsOnUpdate(strategy, next, current);
       this.validate(def, strategy, next, current);
       await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user });
       if (isDeepEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };

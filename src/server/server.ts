@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -9,6 +10,13 @@ import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
 import { errors } from '../request/errors.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer } from '../authz/types.ts';
+import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
+import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
+import { buildTlsServerOptions } from '../authn/tls.ts';
+import { selfSignedServingCert } from '../certs/pki.ts';
+import { subjectAccessReviewHandlers, tokenReviewHandler } from '../registry/reviews.ts';
+import { authnMiddleware } from './middleware/authn.ts';
+import { authzMiddleware } from './middleware/authz.ts';
 import type { Backend } from '../store/backend.ts';
 import { Store } from '../store/store.ts';
 import { createMemoryBackend } from '../store/backends/memory.ts';
@@ -32,6 +40,8 @@ export interface PortcullisServer {
   readonly catalogue: Catalogue;
   readonly store: Store;
   readonly registry: GenericRegistry;
+  readonly authenticator: BuiltAuthenticator;
+  readonly authorizer: BuiltAuthorizer;
   /** Base URL of the insecure (HTTP) listener, when on. */
   insecureUrl?: string;
   /** Base URL of the secure (HTTPS) listener, when on. */
@@ -42,9 +52,9 @@ export interface PortcullisServer {
 export interface ServerDeps {
   backend?: Backend;
   log?: (msg: string) => void;
+  /** Authorizers provided by other layers, by mode name (RBAC, Webhook). */
+  authorizers?: Record<string, Authorizer>;
 }
-
-const anonymous: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /** Build and start a server from options. No module-level state: tests start several in one process. */
 export async function createServer(partial: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<PortcullisServer> {
@@ -57,10 +67,34 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const admission: AdmissionPlugin[] = [namespaceLifecycle(store)];
   const registry = new GenericRegistry(store, admission);
   const watchHub = new WatchHub(store);
-  const special = new Map<string, SpecialHandler>();
   await bootstrapNamespaces(registry, catalogue);
 
-  const authorizers: Authorizer[] = [];
+  const authenticator = await buildAuthenticator({
+    clientCaFile: options.clientCaFile,
+    tokenAuthFile: options.tokenAuthFile,
+    basicAuthFile: options.basicAuthFile,
+    anonymousAuth: options.anonymousAuth,
+    requestHeader: options.requestheaderClientCaFile
+      ? {
+          clientCaFile: options.requestheaderClientCaFile,
+          allowedNames: options.requestheaderAllowedNames,
+          usernameHeaders: options.requestheaderUsernameHeaders,
+          groupHeaders: options.requestheaderGroupHeaders,
+          extraHeaderPrefixes: options.requestheaderExtraHeadersPrefix,
+        }
+      : undefined,
+  });
+  const authorizer = await buildAuthorizer({
+    modes: options.authorizationMode,
+    policyFile: options.authorizationPolicyFile,
+    opaBundle: options.authorizationOpaBundle,
+    opaEntrypoint: options.authorizationOpaEntrypoint,
+    extra: deps.authorizers,
+  });
+  const special = new Map<string, SpecialHandler>([
+    ...subjectAccessReviewHandlers(() => authorizer),
+    ...tokenReviewHandler(() => authenticator.tokenAuthenticators),
+  ]);
   const app = new Koa<RequestState>();
   app.proxy = false;
   const addresses: ServerAddress[] = [];
@@ -75,18 +109,9 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   }
   app.use(requestInfoMiddleware());
   app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
-  // authentication and authorization: every request, every listener
-  app.use(async (ctx, next) => {
-    ctx.state.user = anonymous;
-    await next();
-  });
-  app.use(async (ctx, next) => {
-    for (const a of authorizers) {
-      const d = await a.authorize(ctx.state.user, ctx.state.attrs);
-      if (!d.allowed) throw errors.forbidden({ group: ctx.state.attrs.apiGroup, resource: ctx.state.attrs.resource }, ctx.state.attrs.name, d.reason);
-    }
-    await next();
-  });
+  // authentication and authorization: every request, every listener, no exceptions
+  app.use(authnMiddleware(authenticator));
+  app.use(authzMiddleware(authorizer));
 
   const router = new Router<RequestState>();
   const send = (ctx: Koa.ParameterizedContext<RequestState>, body: unknown) => respond(ctx, codecs, 200, body);
@@ -156,6 +181,8 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     catalogue,
     store,
     registry,
+    authenticator,
+    authorizer,
     async close() {
       watchHub.close();
       await Promise.all(
@@ -180,10 +207,31 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     result.insecureUrl = `http://${host}:${port}`;
     addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${options.insecureBindAddress}:${port}` });
   }
+  if (options.securePort !== undefined) {
+    let certFile = options.tlsCertFile;
+    let keyFile = options.tlsPrivateKeyFile;
+    if (!certFile || !keyFile) {
+      if (certFile || keyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+      ({ certFile, keyFile } = selfSignedServingCert(options.certDir));
+    }
+    const tls = buildTlsServerOptions({
+      certFile,
+      keyFile,
+      clientCaFiles: [options.clientCaFile, options.requestheaderClientCaFile].filter((f): f is string => !!f),
+    });
+    const srv = https.createServer(tls, app.callback());
+    await listen(srv, options.securePort, options.bindAddress);
+    servers.push(srv);
+    const port = (srv.address() as AddressInfo).port;
+    const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
+    result.secureUrl = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${host}:${port}` });
+  }
+  log(`portcullis: authorization modes ${authorizer.modes.join(',')}; authenticators ${[...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean).join(',') || 'none'}`);
   return result;
 }
 
-function listen(srv: http.Server, port: number, host: string): Promise<void> {
+function listen(srv: http.Server | https.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     srv.once('error', reject);
     srv.listen(port, host, () => {

@@ -1,0 +1,49 @@
+// Small helpers over plain JSON values shared by the patch modules.
+import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
+
+/** Structural equality of two JSON values (key order ignored). */
+export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Sets a key without ever touching the prototype (a parsed body may carry an own `__proto__` key). */
+export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    obj[key] = value;
+  }
+}
+
+/** A short, bounded rendering of a value for error messages. */
+export function preview(v: unknown, max = 200): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > max ? `${s.slice(0, max)}...` : s;
+}
+
+/** A canonical string for a JSON value (key order ignored), to index values in Maps and Sets. */
+export function identity(v: JsonValue): string {
+  return JSON.stringify(canonical(v));
+}
+
+function canonical(v: JsonValue): JsonValue {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (isPlainObject(v)) {
+    const out: JsonObject = {};
+    for (const k of Object.keys(v).sort()) {
+      const x = v[k];
+      if (x !== undefined) setKey(out, k, canonical(x));
+    }
+    return out;
+  }
+  return v;
+}

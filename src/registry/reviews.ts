@@ -1,0 +1,85 @@
+import { isPlainObject, type JsonObject } from '../api/object.ts';
+import { apiVersionOf } from '../api/catalogue.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { Authenticator } from '../authn/types.ts';
+import { reviewToken } from '../authn/token-review.ts';
+import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
+import type { SubjectAccessReviewSpec } from '../policy/sar.ts';
+import { errors, field, type FieldError } from '../request/errors.ts';
+import type { SpecialHandler } from './dispatch.ts';
+import type { RestRequest } from './rest.ts';
+
+// The review kinds are not stored: a create evaluates the server's own authorizers (or token
+// authenticators) and answers with the review's status (authn-authz.md §4.9, §5).
+
+function reviewBody(req: RestRequest): JsonObject {
+  const body = req.body;
+  if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${req.def.kind}): expected a JSON object`);
+  const want = apiVersionOf(req.def);
+  if (body.apiVersion !== undefined && body.apiVersion !== want) {
+    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+  }
+  if (body.kind !== undefined && body.kind !== req.def.kind) {
+    throw errors.badRequest(`the object provided is unrecognized (must be of type ${req.def.kind}): kind ${JSON.stringify(body.kind)}`);
+  }
+  return body;
+}
+
+function validateSarSpec(kind: string, spec: unknown, needsSubject: boolean): SubjectAccessReviewSpec {
+  const errs: FieldError[] = [];
+  if (!isPlainObject(spec)) throw errors.invalid('authorization.platform.io', kind, '', [field.required('spec')]);
+  const hasRes = spec.resourceAttributes !== undefined && spec.resourceAttributes !== null;
+  const hasNonRes = spec.nonResourceAttributes !== undefined && spec.nonResourceAttributes !== null;
+  if (!hasRes && !hasNonRes) errs.push(field.required('spec.resourceAttributes', 'exactly one of nonResourceAttributes or resourceAttributes must be specified'));
+  if (hasRes && hasNonRes) errs.push(field.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'cannot be specified in combination with resourceAttributes'));
+  if (hasRes && !isPlainObject(spec.resourceAttributes)) errs.push(field.invalid('spec.resourceAttributes', spec.resourceAttributes, 'must be an object'));
+  if (hasNonRes && !isPlainObject(spec.nonResourceAttributes)) errs.push(field.invalid('spec.nonResourceAttributes', spec.nonResourceAttributes, 'must be an object'));
+  const groups = spec.group ?? spec.groups;
+  if (groups !== undefined && !(Array.isArray(groups) && groups.every((g) => typeof g === 'string'))) errs.push(field.invalid('spec.group', groups, 'must be a list of strings'));
+  if (spec.user !== undefined && typeof spec.user !== 'string') errs.push(field.invalid('spec.user', spec.user, 'must be a string'));
+  if (needsSubject && !spec.user && !(Array.isArray(groups) && groups.length > 0)) errs.push(field.invalid('spec.user', spec.user ?? '', 'at least one of user or group must be specified'));
+  if (errs.length) throw errors.invalid('authorization.platform.io', kind, '', errs);
+  return spec as SubjectAccessReviewSpec;
+}
+
+export function subjectAccessReviewHandlers(authorizer: () => Authorizer): Map<string, SpecialHandler> {
+  const handle = (mode: 'sar' | 'self' | 'local'): SpecialHandler =>
+    async (req, method) => {
+      if (method !== 'POST' || req.name) throw errors.methodNotAllowed();
+      const body = reviewBody(req);
+      let spec = validateSarSpec(req.def.kind, body.spec, mode !== 'self');
+      if (mode === 'self') spec = { ...spec, user: req.user.name, group: req.user.groups, extra: req.user.extra };
+      if (mode === 'local') {
+        const ns = spec.resourceAttributes?.namespace ?? '';
+        if (!spec.resourceAttributes || ns !== req.namespace) {
+          throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${req.namespace}`);
+        }
+      }
+      const { user, attrs } = fromSubjectAccessReviewSpec(spec);
+      const d = await authorizer().authorize(user, attrs);
+      const status: JsonObject = { allowed: d.allowed };
+      if (d.reason) status.reason = d.reason;
+      if (d.error) status.evaluationError = d.error;
+      return { status: 201, body: { kind: req.def.kind, apiVersion: apiVersionOf(req.def), metadata: isPlainObject(body.metadata) ? body.metadata : {}, spec: body.spec, status } };
+    };
+  return new Map([
+    ['subjectaccessreviews', handle('sar')],
+    ['selfsubjectaccessreviews', handle('self')],
+    ['localsubjectaccessreviews', handle('local')],
+  ]);
+}
+
+export function tokenReviewHandler(tokenAuthenticators: () => readonly Authenticator[]): Map<string, SpecialHandler> {
+  const handler: SpecialHandler = async (req, method) => {
+    if (method !== 'POST' || req.name) throw errors.methodNotAllowed();
+    const body = reviewBody(req);
+    const spec = body.spec;
+    if (!isPlainObject(spec) || typeof spec.token !== 'string' || spec.token === '') {
+      throw errors.invalid('authentication.platform.io', 'TokenReview', '', [field.required('spec.token')]);
+    }
+    const status = await reviewToken(tokenAuthenticators(), spec.token);
+    // the token is a credential: never echo it back
+    return { status: 201, body: { kind: 'TokenReview', apiVersion: apiVersionOf(req.def), metadata: {}, spec: {}, status: status as unknown as JsonObject } };
+  };
+  return new Map([['tokenreviews', handler]]);
+}

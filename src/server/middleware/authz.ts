@@ -1,0 +1,30 @@
+import type Koa from 'koa';
+import type { Authorizer, AuthzAttributes } from '../../authz/types.ts';
+import type { UserInfo } from '../../authn/types.ts';
+import { errors, StatusError } from '../../request/errors.ts';
+import type { RequestState } from '../state.ts';
+
+/** The modern 403 text: `User "bob" cannot list resource "pods" in API group "" in the namespace "x"`. */
+export function forbiddenMessage(user: UserInfo, a: AuthzAttributes): string {
+  if (!a.isResourceRequest) return `User "${user.name}" cannot ${a.verb} path "${a.path}"`;
+  const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  const scope = a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
+  return `User "${user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}`;
+}
+
+/** A denial as a Status: 403 Forbidden naming the resource, or 500 when an authorizer failed. */
+export function denial(user: UserInfo, a: AuthzAttributes, reason: string, error?: string): StatusError {
+  if (error) return errors.internal(new Error(`authorization failed: ${error}`));
+  const why = forbiddenMessage(user, a) + (reason ? `: ${reason}` : '');
+  if (!a.isResourceRequest) return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+  return errors.forbidden({ group: a.apiGroup, resource: a.resource }, a.name, why);
+}
+
+/** Authorization for every request: deny by default; the union of authorizers must allow. */
+export function authzMiddleware(authorizer: Authorizer): Koa.Middleware<RequestState> {
+  return async (ctx, next) => {
+    const d = await authorizer.authorize(ctx.state.user, ctx.state.attrs);
+    if (!d.allowed) throw denial(ctx.state.user, ctx.state.attrs, d.reason, d.error);
+    await next();
+  };
+}
