@@ -38,6 +38,7 @@ export async function dispatch(
   query: URLSearchParams,
   body: unknown,
   user: UserInfo,
+  contentType = '',
 ): Promise<RestResponse> {
   const namespace = def.namespaced ? attrs.namespace : '';
   const req: RestRequest = { def, namespace, name: attrs.name, subresource: attrs.subresource, query, body, user };
@@ -50,7 +51,7 @@ export async function dispatch(
     if (sub.name !== 'status') throw errors.routeNotFound();
     if (m === 'GET') return registry.get(req);
     if (m === 'PUT') return registry.update(req);
-    if (m === 'PATCH') throw errors.methodNotAllowed(); // replaced by the patch handler when registered
+    if (m === 'PATCH') return registry.patch(req, contentType);
     throw errors.methodNotAllowed();
   }
 
@@ -86,7 +87,7 @@ export async function dispatch(
       return registry.delete(req);
     case 'PATCH':
       requireVerb(def, def.verbs, 'patch', 'patch');
-      throw errors.methodNotAllowed();
+      return registry.patch(req, contentType);
     default:
       throw errors.methodNotAllowed();
   }

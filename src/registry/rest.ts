@@ -13,6 +13,8 @@ import { runAdmission, type AdmissionPlugin } from './admission.ts';
 import { collectionPath, exportObject, forListItem, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
+import { applyPatch, patchTypeOf } from './patch/index.ts';
+import { mergeRulesFor } from '../api/merge-rules.ts';
 
 export interface RestRequest {
   def: ResourceDef;
@@ -165,7 +167,7 @@ export class GenericRegistry {
     req: RestRequest,
     precondition: number | undefined,
     mutate: (current: ApiObject | undefined) => Mutable,
-    opts: { allowCreate?: boolean } = {},
+    opts: { allowCreate?: boolean; noCreate?: boolean } = {},
   ): Promise<RestResponse> {
     const { def } = req;
     const strategy = strategyFor(def.kind);
@@ -173,7 +175,7 @@ export class GenericRegistry {
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(key);
       if (!current) {
-        if ((strategy.allowCreateOnUpdate || opts.allowCreate) && req.subresource === '') {
+        if ((strategy.allowCreateOnUpdate || opts.allowCreate) && !opts.noCreate && req.subresource === '') {
           const created = await this.create({ ...req, body: mutate(undefined) });
           return created;
         }
@@ -200,6 +202,44 @@ export class GenericRegistry {
         throw e;
       }
     }
+  }
+
+  // ---------- patch (object or status) ----------
+
+  /**
+   * PATCH in the three media types. The patch applies to the current object as served; a
+   * `resourceVersion` inside the patch is a precondition; a concurrent write re-applies the patch to the
+   * new state (the reference server's conflict retry), so only a real conflict answers 409.
+   */
+  async patch(req: RestRequest, contentType: string): Promise<RestResponse> {
+    patchTypeOf(contentType); // 415 before anything else
+    const raw = req.body;
+    if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
+    const rules = mergeRulesFor(req.def.kind);
+    return this.guaranteedUpdate(
+      req,
+      undefined,
+      (current) => {
+        const served = forResponse(req.def, current!) as Mutable;
+        delete served.metadata.selfLink;
+        const patched = applyPatch(contentType, served, raw, rules) as Mutable;
+        if (!isPlainObject(patched.metadata)) patched.metadata = {};
+        const meta = patched.metadata;
+        if (meta.resourceVersion !== undefined && meta.resourceVersion !== current!.metadata.resourceVersion) {
+          throw errors.optimisticLock(this.gr(req.def), req.name);
+        }
+        if (meta.name !== req.name) throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`);
+        if (req.def.namespaced && meta.namespace !== req.namespace) {
+          throw errors.badRequest(`the namespace of the object (${String(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
+        }
+        if (patched.apiVersion !== served.apiVersion || patched.kind !== served.kind) {
+          throw errors.badRequest(`the patch may not change apiVersion or kind (${String(patched.apiVersion)}, ${String(patched.kind)})`);
+        }
+        patched.apiVersion = current!.apiVersion;
+        return this.mergeForUpdate(req, patched, current);
+      },
+      { noCreate: true },
+    );
   }
 
   /** Main PUT keeps the old status; status PUT keeps everything but the status fields. */

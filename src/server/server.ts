@@ -60,7 +60,10 @@ export interface ServerDeps {
 export async function createServer(partial: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<PortcullisServer> {
   const options: ServerOptions = { ...defaultServerOptions(), ...partial };
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const catalogue = new Catalogue(runtimeConfigPredicate(options.runtimeConfig));
+  const rbacMode = options.authorizationMode.includes('RBAC');
+  const runtimeConfig = runtimeConfigPredicate(options.runtimeConfig);
+  // the RBAC group is served whenever RBAC decides (its objects are the policy)
+  const catalogue = new Catalogue((gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
   const codecs: CodecRegistry = defaultCodecs();
   const openApiCodecs: CodecRegistry = new CodecRegistry().register(jsonCodec);
   const store = await Store.open(deps.backend ?? createMemoryBackend(), { historySize: options.watchCacheSize });
@@ -84,15 +87,26 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
         }
       : undefined,
   });
-  const authorizer = await buildAuthorizer({
+  // RBAC: the policy is the API objects, compiled incrementally as they change; its admission
+  // plugin prevents escalation on writes of the four RBAC kinds.
+  let authorizer: BuiltAuthorizer | undefined;
+  const extraAuthorizers: Record<string, Authorizer> = { ...deps.authorizers };
+  if (rbacMode && !extraAuthorizers.RBAC) {
+    const { createRbac } = await import('../authz/rbac/index.ts');
+    const rbac = await createRbac({ store, registry, catalogue, superUser: options.authorizationRbacSuperUser, authorizer: () => authorizer! });
+    extraAuthorizers.RBAC = rbac.authorizer;
+    admission.push(rbac.admission);
+  }
+  authorizer = await buildAuthorizer({
     modes: options.authorizationMode,
     policyFile: options.authorizationPolicyFile,
     opaBundle: options.authorizationOpaBundle,
     opaEntrypoint: options.authorizationOpaEntrypoint,
-    extra: deps.authorizers,
+    extra: extraAuthorizers,
   });
+  const authz: BuiltAuthorizer = authorizer;
   const special = new Map<string, SpecialHandler>([
-    ...subjectAccessReviewHandlers(() => authorizer),
+    ...subjectAccessReviewHandlers(() => authz),
     ...tokenReviewHandler(() => authenticator.tokenAuthenticators),
   ]);
   const app = new Koa<RequestState>();
@@ -111,7 +125,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
   // authentication and authorization: every request, every listener, no exceptions
   app.use(authnMiddleware(authenticator));
-  app.use(authzMiddleware(authorizer));
+  app.use(authzMiddleware(authz));
 
   const router = new Router<RequestState>();
   const send = (ctx: Koa.ParameterizedContext<RequestState>, body: unknown) => respond(ctx, codecs, 200, body);
@@ -171,7 +185,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     }
     const raw = await readBody(ctx, options.maxRequestBodyBytes);
     const body = raw ? decodeRequestBody(ctx.get('Content-Type'), raw, codecs, ctx.method) : undefined;
-    const res = await dispatch(registry, special, def, attrs, ctx.method, ctx.state.query, body, ctx.state.user);
+    const res = await dispatch(registry, special, def, attrs, ctx.method, ctx.state.query, body, ctx.state.user, ctx.get('Content-Type'));
     respond(ctx, codecs, res.status, res.body);
   });
 
@@ -182,7 +196,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     store,
     registry,
     authenticator,
-    authorizer,
+    authorizer: authz,
     async close() {
       watchHub.close();
       await Promise.all(
@@ -227,7 +241,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     result.secureUrl = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
     addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${host}:${port}` });
   }
-  log(`portcullis: authorization modes ${authorizer.modes.join(',')}; authenticators ${[...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean).join(',') || 'none'}`);
+  log(`portcullis: authorization modes ${authz.modes.join(',')}; authenticators ${[...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean).join(',') || 'none'}`);
   return result;
 }
 
