@@ -36,6 +36,14 @@ export interface KindStrategy {
   allowCreateOnUpdate?: boolean;
   /** Reset/derive fields on create (e.g. force status.phase). Runs on a mutable copy before validation. */
   prepareForCreate?(obj: ApiObject & JsonObject): void;
-  /** Derive fields on update from the old object (e.g. keep spec.finalizers of a Namespace). */
-  prepareForUpdate?(obj: ApiObject & JsonObject, old: ApiObject): void;
+  /**
+   * Derive fields on update from the old object (e.g. keep spec.finalizers of a Namespace). `subresource`
+   * is '' for the main resource, 'status', 'finalize', …
+   */
+  prepareForUpdate?(obj: ApiObject & JsonObject, old: ApiObject, subresource: string): void;
+  /**
+   * Two-phase deletion: return the object to store instead of removing it now (a Namespace becomes
+   * Terminating), or undefined to remove it. May throw a StatusError (409 while content is removed).
+   */
+  prepareForDelete?(current: ApiObject): (ApiObject & JsonObject) | undefined;
 }

@@ -38,6 +38,8 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const kubeconfig = applyEmbeddedDefaults(flags);
+  // the command's default store is the embedded durable one; createServer's (tests) is memory
+  flags.storageBackend ??= flags.etcdServers?.length ? 'etcd3' : 'lmdb';
   const server = await createServer(flags);
   if (server.insecureUrl) process.stderr.write(`portcullis: serving plain HTTP on ${server.insecureUrl}\n`);
   if (server.secureUrl) process.stderr.write(`portcullis: serving HTTPS on ${server.secureUrl}\n`);

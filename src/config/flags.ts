@@ -42,7 +42,7 @@ export const serveFlags: FlagDef[] = [
   { flag: 'min-request-timeout', key: 'minRequestTimeout', kind: 'int', help: 'Watch timeouts are randomised between this and twice this, in seconds (default 1800).' },
   { flag: 'request-timeout', key: 'requestTimeoutSeconds', kind: 'int', help: 'Timeout of non-long-running requests in seconds (default 60).' },
   { flag: 'watch-cache-size', key: 'watchCacheSize', kind: 'int', help: 'Events retained for watches resuming from a resourceVersion (default 10000).' },
-  { flag: 'storage-backend', key: 'storageBackend', kind: 'string', help: 'memory, lmdb (embedded, durable) or etcd3.' },
+  { flag: 'storage-backend', key: 'storageBackend', kind: 'string', help: 'lmdb (embedded, durable; the default), etcd3 (default when --etcd-servers is set) or memory.' },
   { flag: 'data-dir', key: 'dataDir', kind: 'string', help: 'Directory of the embedded durable store (default data).' },
   { flag: 'etcd-servers', key: 'etcdServers', kind: 'list', help: 'etcd endpoints, e.g. http://127.0.0.1:2379.' },
   { flag: 'etcd-prefix', key: 'etcdPrefix', kind: 'string', help: 'Key prefix in etcd (default /registry).' },

@@ -41,7 +41,7 @@ export async function dispatch(
   contentType = '',
 ): Promise<RestResponse> {
   const namespace = def.namespaced ? attrs.namespace : '';
-  const req: RestRequest = { def, namespace, name: attrs.name, subresource: attrs.subresource, query, body, user };
+  const req: RestRequest = { def, namespace, name: attrs.name, subresource: attrs.subresource, query, body, user, contentType };
   const m = method === 'HEAD' ? 'GET' : method;
 
   if (attrs.subresource) {
@@ -51,7 +51,7 @@ export async function dispatch(
     if (sub.name !== 'status') throw errors.routeNotFound();
     if (m === 'GET') return registry.get(req);
     if (m === 'PUT') return registry.update(req);
-    if (m === 'PATCH') return registry.patch(req, contentType);
+    if (m === 'PATCH') return registry.patch(req);
     throw errors.methodNotAllowed();
   }
 
@@ -87,7 +87,7 @@ export async function dispatch(
       return registry.delete(req);
     case 'PATCH':
       requireVerb(def, def.verbs, 'patch', 'patch');
-      return registry.patch(req, contentType);
+      return registry.patch(req);
     default:
       throw errors.methodNotAllowed();
   }

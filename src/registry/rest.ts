@@ -24,6 +24,8 @@ export interface RestRequest {
   query: URLSearchParams;
   body?: unknown;
   user: UserInfo;
+  /** Content-Type of the body (PATCH picks its patch type by it). */
+  contentType?: string;
 }
 
 export interface RestResponse {
@@ -167,7 +169,11 @@ export class GenericRegistry {
     req: RestRequest,
     precondition: number | undefined,
     mutate: (current: ApiObject | undefined) => Mutable,
-    opts: { allowCreate?: boolean; noCreate?: boolean } = {},
+    /**
+     * `internal`: a subresource that writes fields the kind's update rules forbid to users (binding sets
+     * spec.nodeName); it validated its own input, so only the metadata rules run.
+     */
+    opts: { allowCreate?: boolean; noCreate?: boolean; internal?: boolean } = {},
   ): Promise<RestResponse> {
     const { def } = req;
     const strategy = strategyFor(def.kind);
@@ -183,11 +189,13 @@ export class GenericRegistry {
       }
       if (precondition !== undefined && precondition !== revisionOf(current)) throw errors.optimisticLock(this.gr(def), req.name);
       const next = mutate(current);
-      strategy.prepareForUpdate?.(next, current);
-      strategy.defaults?.(next);
+      if (!opts.internal) {
+        strategy.prepareForUpdate?.(next, current, req.subresource);
+        strategy.defaults?.(next);
+      }
       // after defaults, so a PUT that omits defaulted fields does not count as a spec change
       this.applySystemFieldsOnUpdate(strategy, next, current);
-      this.validate(def, strategy, next, current);
+      this.validate(def, opts.internal ? { nameRule: strategy.nameRule } : strategy, next, current);
       await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user });
       if (isDeepEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
       try {
@@ -211,7 +219,8 @@ export class GenericRegistry {
    * `resourceVersion` inside the patch is a precondition; a concurrent write re-applies the patch to the
    * new state (the reference server's conflict retry), so only a real conflict answers 409.
    */
-  async patch(req: RestRequest, contentType: string): Promise<RestResponse> {
+  async patch(req: RestRequest): Promise<RestResponse> {
+    const contentType = req.contentType ?? '';
     patchTypeOf(contentType); // 415 before anything else
     const raw = req.body;
     if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
@@ -302,6 +311,12 @@ export class GenericRegistry {
       this.checkPreconditions(def, req.name, current, opts);
       await runAdmission(this.admission, { operation: 'delete', def, subresource: '', namespace: key.namespace, name: req.name, old: current, user: req.user });
       try {
+        const deferred = strategyFor(def.kind).prepareForDelete?.(current);
+        if (deferred) {
+          if (isDeepEqual(deferred, current)) return { status: 200, body: forResponse(def, current) };
+          const stored = await this.store.update(key, deferred, revisionOf(current));
+          return { status: 200, body: forResponse(def, stored) };
+        }
         const finalizers = current.metadata.finalizers ?? [];
         if (finalizers.length > 0) {
           // deletion waits for the finalizers: mark it and return the object

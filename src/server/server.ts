@@ -15,11 +15,13 @@ import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
 import { buildTlsServerOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
 import { subjectAccessReviewHandlers, tokenReviewHandler } from '../registry/reviews.ts';
+import { subresourceHandlers } from '../registry/subresources.ts';
 import { authnMiddleware } from './middleware/authn.ts';
+import { startControllers } from '../controllers/index.ts';
 import { authzMiddleware } from './middleware/authz.ts';
 import type { Backend } from '../store/backend.ts';
 import { Store } from '../store/store.ts';
-import { createMemoryBackend } from '../store/backends/memory.ts';
+import { backendFromOptions } from '../store/open-backend.ts';
 import { GenericRegistry } from '../registry/rest.ts';
 import { dispatch, resolveResource, type SpecialHandler } from '../registry/dispatch.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
@@ -29,6 +31,7 @@ import type { AdmissionPlugin } from '../registry/admission.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { requestInfoMiddleware } from './middleware/request-info.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
+import { timeoutMiddleware } from './middleware/timeout.ts';
 import { readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
@@ -66,17 +69,20 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const catalogue = new Catalogue((gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
   const codecs: CodecRegistry = defaultCodecs();
   const openApiCodecs: CodecRegistry = new CodecRegistry().register(jsonCodec);
-  const store = await Store.open(deps.backend ?? createMemoryBackend(), { historySize: options.watchCacheSize });
+  const store = await Store.open(deps.backend ?? backendFromOptions(options, log), { historySize: options.watchCacheSize });
   const admission: AdmissionPlugin[] = [namespaceLifecycle(store)];
   const registry = new GenericRegistry(store, admission);
   const watchHub = new WatchHub(store);
   await bootstrapNamespaces(registry, catalogue);
+  const controllers = await startControllers({ store, registry, catalogue, options, log });
+  admission.push(...controllers.admission);
 
   const authenticator = await buildAuthenticator({
     clientCaFile: options.clientCaFile,
     tokenAuthFile: options.tokenAuthFile,
     basicAuthFile: options.basicAuthFile,
     anonymousAuth: options.anonymousAuth,
+    tokenSources: controllers.tokenSources,
     requestHeader: options.requestheaderClientCaFile
       ? {
           clientCaFile: options.requestheaderClientCaFile,
@@ -108,6 +114,8 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const special = new Map<string, SpecialHandler>([
     ...subjectAccessReviewHandlers(() => authz),
     ...tokenReviewHandler(() => authenticator.tokenAuthenticators),
+    ...controllers.special,
+    ...subresourceHandlers(registry, store, catalogue),
   ]);
   const app = new Koa<RequestState>();
   app.proxy = false;
@@ -123,6 +131,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   }
   app.use(requestInfoMiddleware());
   app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
+  app.use(timeoutMiddleware(options.requestTimeoutSeconds));
   // authentication and authorization: every request, every listener, no exceptions
   app.use(authnMiddleware(authenticator));
   app.use(authzMiddleware(authz));
@@ -199,6 +208,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     authorizer: authz,
     async close() {
       watchHub.close();
+      controllers.stop();
       await Promise.all(
         servers.map(
           (s) =>

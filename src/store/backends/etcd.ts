@@ -1,0 +1,325 @@
+// The etcd v3 backend (npm `etcd3`). Writes are etcd transactions guarded on create / mod revision;
+// state and events come from ONE etcd watch on the prefix, so every Portcullis
+// server on the same etcd sees every change, in revision order. `commit()` resolves only once the
+// watch has delivered (and this backend emitted) the event of its own revision.
+import type { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { Etcd3, Range, type CallContext, type IKeyValue, type IWatchResponse, type IOptions, type Watcher } from 'etcd3';
+import type { ApiObject } from '../../api/object.ts';
+import {
+  BackendConflict,
+  BackendExpired,
+  type Backend,
+  type BackendSnapshot,
+  type ObjectKey,
+  type StoreEvent,
+  type WriteOp,
+} from '../backend.ts';
+import { deepFreeze, describeKey, withoutRevision, withRevision } from './committed.ts';
+import { etcdKey, parseEtcdKey } from './etcd-keys.ts';
+
+export interface EtcdBackendOptions {
+  endpoints: string[];
+  /** Key prefix, `/registry` by default. */
+  prefix?: string;
+  tls?: { caFile: string; certFile?: string; keyFile?: string };
+  /**
+   * Called once if the watch cannot follow etcd any more (the revision it must resume from was
+   * compacted, or etcd cancelled it). Every later commit rejects with the same BackendExpired; the
+   * owner must reopen the store.
+   */
+  onExpired?: (error: BackendExpired) => void;
+}
+
+const SNAPSHOT_PAGE = 1000;
+/** How many recent events to remember for commits whose response arrives after their watch event. */
+const RECENT_EVENTS = 10_000;
+
+interface Waiter {
+  resolve: (event: StoreEvent) => void;
+  reject: (error: Error) => void;
+}
+
+export function createEtcdBackend(options: EtcdBackendOptions): Backend {
+  const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
+  const retryLog = createRetryLog();
+  const client = new Etcd3({ ...clientOptions(options), defaultCallOptions: retryLog.callOptions });
+  let watcher: Watcher | undefined;
+  let emit: ((events: StoreEvent[]) => void) | undefined;
+  /** The highest revision whose events were emitted; the watch resumes after it. */
+  let emittedRevision = 0;
+  let expired: BackendExpired | undefined;
+  const waiters = new Map<number, Waiter>();
+  const recent = new Map<number, StoreEvent>();
+  /** The current object of every etcd key under the prefix, as of `emittedRevision`. */
+  const latestByKey = new Map<string, ApiObject>();
+
+  function decode(kv: IKeyValue, revision: number): ApiObject | undefined {
+    try {
+      const object = JSON.parse(kv.value.toString('utf8')) as ApiObject;
+      object.metadata = { ...object.metadata, resourceVersion: String(revision) };
+      return deepFreeze(object);
+    } catch {
+      return undefined; // not a value this layout wrote
+    }
+  }
+
+  function toEvent(type: 'Put' | 'Delete', kv: IKeyValue): StoreEvent | undefined {
+    const rawKey = kv.key.toString('utf8');
+    const key = parseEtcdKey(prefix, rawKey);
+    if (!key) return undefined;
+    const revision = Number(kv.mod_revision);
+    // The previous state comes from `latestByKey` (kept in step by this same watch) rather than from
+    // etcd's prevKv: that saves etcd a read and this process a decode per event.
+    const prev = latestByKey.get(rawKey);
+    if (type === 'Put') {
+      const object = decode(kv, revision);
+      if (!object) return undefined;
+      latestByKey.set(rawKey, object);
+      const added = kv.create_revision === kv.mod_revision;
+      return added ? { revision, type: 'ADDED', key, object } : { revision, type: 'MODIFIED', key, object, prev };
+    }
+    latestByKey.delete(rawKey);
+    // A delete carries no value: the event shows the last state at the deletion revision.
+    const object = prev
+      ? withRevision(prev, revision)
+      : deepFreeze({ metadata: { name: key.name, namespace: key.namespace || undefined, resourceVersion: String(revision) } });
+    return { revision, type: 'DELETED', key, object, prev };
+  }
+
+  function onWatchResponse(res: IWatchResponse): void {
+    const events: StoreEvent[] = [];
+    let highest = emittedRevision;
+    for (const e of res.events) {
+      const revision = Number(e.kv.mod_revision);
+      if (revision <= emittedRevision) continue; // replayed after a reconnect
+      highest = Math.max(highest, revision);
+      const event = toEvent(e.type, e.kv);
+      if (event) events.push(event);
+    }
+    emittedRevision = highest;
+    if (events.length > 0) emit?.(events);
+    for (const event of events) {
+      remember(event);
+      const waiter = waiters.get(event.revision);
+      if (waiter) {
+        waiters.delete(event.revision);
+        waiter.resolve(event);
+      }
+    }
+  }
+
+  function remember(event: StoreEvent): void {
+    recent.set(event.revision, event);
+    if (recent.size > RECENT_EVENTS) recent.delete(recent.keys().next().value!);
+  }
+
+  function expire(reason: string): void {
+    if (expired) return;
+    expired = new BackendExpired(`etcd watch on ${prefix} ended: ${reason}`);
+    for (const w of waiters.values()) w.reject(expired);
+    waiters.clear();
+    options.onExpired?.(expired);
+  }
+
+  /** Resolves with the emitted event of `revision`, now or when the watch delivers it. */
+  function emittedEvent(revision: number, fallback: () => StoreEvent): Promise<StoreEvent> {
+    if (expired) return Promise.reject(expired);
+    if (revision <= emittedRevision) return Promise.resolve(recent.get(revision) ?? fallback());
+    return new Promise((resolve, reject) => waiters.set(revision, { resolve, reject }));
+  }
+
+  /**
+   * etcd3 retries a call whose connection failed (e.g. a member stopped), so a transaction may
+   * have been applied by an earlier attempt whose response was lost, and the retry then fails its
+   * own precondition. Only after such a retry, recognise that case and return the revision the
+   * earlier attempt committed:
+   * the key holds exactly our bytes (create, update), or the key was deleted by the one delete that
+   * could match `expectRevision`.
+   */
+  async function ownEarlierAttempt(
+    op: WriteOp,
+    key: string,
+    value: string | undefined,
+    current: IKeyValue | undefined,
+  ): Promise<number | undefined> {
+    if (op.op === 'create' || op.op === 'update') {
+      if (!current || value === undefined || !current.value.equals(Buffer.from(value))) return undefined;
+      if (op.op === 'create' && current.create_revision !== current.mod_revision) return undefined;
+      if (op.op === 'update' && Number(current.mod_revision) <= op.expectRevision) return undefined;
+      return Number(current.mod_revision);
+    }
+    if (current) return undefined;
+    // The key is gone: find the change right after the revision the caller read.
+    const history = await client
+      .getAll()
+      .inRange(new Range(key, `${key}\0`))
+      .revision(op.expectRevision)
+      .exec()
+      .catch(() => undefined);
+    if (Number(history?.kvs[0]?.mod_revision) !== op.expectRevision) return undefined;
+    return deletionAfter(key, op.expectRevision);
+  }
+
+  /** The revision of the first change to `key` after `revision`, if that change is a delete. */
+  async function deletionAfter(key: string, revision: number): Promise<number | undefined> {
+    const probe = await client.watch().key(key).startRevision(String(revision + 1)).create();
+    try {
+      const first = await Promise.race([
+        new Promise<IWatchResponse>((resolve) => probe.once('data', resolve)),
+        new Promise<undefined>((resolve) => setTimeout(resolve, 2_000)),
+      ]);
+      const change = first?.events[0];
+      return change?.type === 'Delete' ? Number(change.kv.mod_revision) : undefined;
+    } finally {
+      await probe.cancel().catch(() => undefined);
+    }
+  }
+
+  async function loadSnapshot(): Promise<BackendSnapshot> {
+    const whole = Range.prefix(`${prefix}/`);
+    const objects: { key: ObjectKey; object: ApiObject }[] = [];
+    let revision: number | undefined;
+    let start: Buffer = whole.start;
+    for (;;) {
+      // Every page reads at the first page's revision, so the snapshot is one consistent point.
+      let query = client.getAll().inRange(new Range(start, whole.end)).limit(SNAPSHOT_PAGE);
+      if (revision !== undefined) query = query.revision(revision);
+      const page = await query.exec();
+      revision ??= Number(page.header.revision);
+      for (const kv of page.kvs) {
+        const key = parseEtcdKey(prefix, kv.key.toString('utf8'));
+        const object = key && decode(kv, Number(kv.mod_revision));
+        if (key && object) {
+          objects.push({ key, object });
+          latestByKey.set(kv.key.toString('utf8'), object);
+        }
+      }
+      if (!page.more || page.kvs.length === 0) break;
+      start = Buffer.concat([page.kvs[page.kvs.length - 1]!.key, Buffer.from([0])]);
+    }
+    return { revision, objects };
+  }
+
+  async function startWatch(fromRevision: number): Promise<Watcher> {
+    const w = await client.watch().prefix(`${prefix}/`).startRevision(String(fromRevision)).create();
+    w.on('data', onWatchResponse);
+    // etcd3 resumes from the last response header + 1, which can skip events still unsent at a
+    // disconnect; resume after the last revision actually emitted instead.
+    // ('connecting' passes the create request about to be sent; the typings omit the event.)
+    const events: EventEmitter = w;
+    events.on('connecting', (request: { start_revision?: string }) => {
+      request.start_revision = String(emittedRevision + 1);
+    });
+    // A cancelled watch (compacted start revision, or etcd's own cancel) cannot be resumed.
+    w.on('error', (error: Error) => expire(error.message || 'cancelled'));
+    return w;
+  }
+
+  return {
+    name: 'etcd',
+
+    async open(onEvent): Promise<BackendSnapshot> {
+      const snapshot = await loadSnapshot();
+      emittedRevision = snapshot.revision;
+      emit = onEvent;
+      watcher = await startWatch(snapshot.revision + 1);
+      return snapshot;
+    },
+
+    async commit(op: WriteOp): Promise<StoreEvent> {
+      if (!watcher) throw new Error('etcd backend: commit() before open()');
+      if (expired) throw expired;
+      const key = etcdKey(prefix, op.key);
+      const value = op.op === 'delete' ? undefined : encode(op.object);
+      let txn;
+      if (op.op === 'create') {
+        txn = client.if(key, 'Create', '==', 0).then(client.put(key).value(value!)).else(client.get(key));
+      } else {
+        const write = op.op === 'update' ? client.put(key).value(value!) : client.delete().key(key);
+        txn = client.if(key, 'Version', '>', 0).and(key, 'Mod', '==', op.expectRevision).then(write).else(client.get(key));
+      }
+      const retriesBefore = retryLog.retries(key);
+      const res = await txn.commit();
+      let revision = Number(res.header.revision);
+      if (!res.succeeded) {
+        const current = res.responses[0]?.response_range?.kvs[0];
+        const retried = retryLog.retries(key) > retriesBefore;
+        const own = retried ? await ownEarlierAttempt(op, key, value, current) : undefined;
+        if (own === undefined) throw conflict(op, current);
+        revision = own;
+      }
+      return emittedEvent(revision, () => ({
+        revision,
+        type: op.op === 'create' ? 'ADDED' : op.op === 'update' ? 'MODIFIED' : 'DELETED',
+        key: op.key,
+        object: deepFreeze({ metadata: { name: op.key.name, resourceVersion: String(revision) } }),
+      }));
+    },
+
+    async close(): Promise<void> {
+      emit = undefined;
+      const w = watcher;
+      watcher = undefined;
+      for (const waiter of waiters.values()) waiter.reject(new Error('etcd backend closed'));
+      waiters.clear();
+      await w?.cancel().catch(() => undefined);
+      client.close();
+    },
+  };
+}
+
+function encode(object: ApiObject): string {
+  return JSON.stringify(withoutRevision(object));
+}
+
+function conflict(op: WriteOp, current: IKeyValue | undefined): BackendConflict {
+  if (op.op === 'create') return new BackendConflict('exists', `${describeKey(op.key)} already exists`);
+  if (!current) return new BackendConflict('missing', `${describeKey(op.key)} not found`);
+  return new BackendConflict('modified', `${describeKey(op.key)} was modified (expected revision ${op.expectRevision})`);
+}
+
+function clientOptions(options: EtcdBackendOptions): IOptions {
+  const tls = options.tls;
+  return {
+    hosts: options.endpoints,
+    dialTimeout: 5_000,
+    credentials: tls && {
+      rootCertificate: readFileSync(tls.caFile),
+      certChain: tls.certFile ? readFileSync(tls.certFile) : undefined,
+      privateKey: tls.keyFile ? readFileSync(tls.keyFile) : undefined,
+    },
+    // Reconnect a broken watch quickly (e.g. to another member when one stops).
+    faultHandling: { watchBackoff: doublingBackoff(50, 1_000) },
+  };
+}
+
+type CallOptionsHook = Extract<NonNullable<IOptions['defaultCallOptions']>, (context: CallContext) => unknown>;
+
+/**
+ * Notices transactions that etcd3 sent more than once: its call-options hook runs once per attempt
+ * with the same request object. Counted per etcd key.
+ */
+function createRetryLog(): { callOptions: CallOptionsHook; retries: (key: string) => number } {
+  const attempts = new WeakMap<object, number>();
+  const retried = new Map<string, number>();
+  return {
+    callOptions: (context) => {
+      if (context.method === 'txn') {
+        const n = (attempts.get(context.params) ?? 0) + 1;
+        attempts.set(context.params, n);
+        const key = context.params.compare?.[0]?.key?.toString('utf8');
+        if (n > 1 && key) retried.set(key, (retried.get(key) ?? 0) + 1);
+      }
+      return {};
+    },
+    retries: (key) => retried.get(key) ?? 0,
+  };
+}
+
+type WatchBackoff = NonNullable<NonNullable<IOptions['faultHandling']>['watchBackoff']>;
+
+/** 50 ms, 100 ms, … capped: etcd3's default grows to 30 s, too slow to follow a member failover. */
+function doublingBackoff(delay: number, max: number): WatchBackoff {
+  return { duration: delay, next: () => doublingBackoff(Math.min(delay * 2, max), max) };
+}
