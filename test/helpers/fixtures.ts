@@ -21,6 +21,7 @@ export const validBodies: Record<string, Record<string, unknown>> = {
   Node: { spec: {} },
   PersistentVolume: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } },
   HorizontalPodAutoscaler: { spec: { scaleTargetRef: { kind: 'Deployment', name: 'd', apiVersion: 'extensions/v1beta1' }, minReplicas: 1, maxReplicas: 3 } },
+  'HorizontalPodAutoscaler.extensions': { spec: { scaleRef: { kind: 'Deployment', name: 'd', subresource: 'scale' }, minReplicas: 1, maxReplicas: 3 } },
   Job: { spec: { template: { metadata: { labels: { job: 'x' } }, spec: { ...podSpec, restartPolicy: 'Never' } } } },
   DaemonSet: { spec: { template } },
   Deployment: { spec: { replicas: 2, template } },
@@ -40,7 +41,9 @@ export function nameFor(kind: string, n = 1): string {
   return `${kind.toLowerCase()}-${n}`;
 }
 
-export function bodyFor(kind: string, name: string, ns: string): Record<string, unknown> {
-  const b = JSON.parse(JSON.stringify(validBodies[kind] ?? {}).replaceAll('$NS', ns)) as Record<string, unknown>;
-  return { ...b, metadata: { name, labels: { suite: 'crud' } } };
+/** A valid body of `kind` (served by `group`, where the group changes the shape) named `name`. */
+export function bodyFor(kind: string, name: string, ns: string, group = '', suite = 'crud'): Record<string, unknown> {
+  const fixture = validBodies[`${kind}.${group}`] ?? validBodies[kind] ?? {};
+  const b = JSON.parse(JSON.stringify(fixture).replaceAll('$NS', ns)) as Record<string, unknown>;
+  return { ...b, metadata: { name, labels: { suite } } };
 }

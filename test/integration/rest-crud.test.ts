@@ -1,7 +1,7 @@
 import test from 'ava';
 import { resources, gvPath, apiVersionOf } from '../../src/api/catalogue.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { bodyFor, nameFor, validBodies } from '../helpers/fixtures.ts';
+import { bodyFor as makeBody, nameFor, validBodies } from '../helpers/fixtures.ts';
 
 // Every stored kind of the catalogue, through real HTTP: create, get, list, replace, status, delete,
 // delete-collection. The kinds come from the table, so a new row is covered without a new test.
@@ -23,6 +23,10 @@ for (const def of stored) {
     const ns = def.namespaced ? 'crud' : '';
     const coll = def.namespaced ? `${gvPath(def.group, def.version)}/namespaces/${ns}/${def.plural}` : `${gvPath(def.group, def.version)}/${def.plural}`;
     const name = nameFor(def.kind, def.group.length + def.version.length);
+    // Job and HPA are served by two groups from one store: keep each test's objects apart
+    const suite = `crud-${def.group || 'core'}`;
+    const sel = `labelSelector=suite%3D${suite}`;
+    const bodyFor = (kind: string, n: string, namespace: string) => makeBody(kind, n, namespace, def.group, suite);
     const created = await srv.req('POST', coll, bodyFor(def.kind, name, ns));
     t.is(created.status, 201, created.text);
     t.is(created.json.kind, def.kind);
@@ -42,13 +46,13 @@ for (const def of stored) {
     t.is(got.status, 200);
     t.deepEqual(got.json.metadata.uid, created.json.metadata.uid);
 
-    const listed = await srv.req('GET', `${coll}?labelSelector=suite%3Dcrud`);
+    const listed = await srv.req('GET', `${coll}?${sel}`);
     t.is(listed.status, 200);
     t.is(listed.json.kind, def.listKind);
     t.regex(listed.json.metadata.resourceVersion, /^\d+$/);
     t.true(listed.json.items.some((i: { metadata: { name: string } }) => i.metadata.name === name));
 
-    const replaced = await srv.req('PUT', `${coll}/${name}`, { ...got.json, metadata: { ...got.json.metadata, labels: { suite: 'crud', step: 'replaced' } } });
+    const replaced = await srv.req('PUT', `${coll}/${name}`, { ...got.json, metadata: { ...got.json.metadata, labels: { suite, step: 'replaced' } } });
     t.is(replaced.status, 200, replaced.text);
     t.is(replaced.json.metadata.labels.step, 'replaced');
     t.true(Number(replaced.json.metadata.resourceVersion) > Number(created.json.metadata.resourceVersion));
@@ -79,10 +83,10 @@ for (const def of stored) {
     t.is(gone.json.reason, 'NotFound');
 
     // delete-collection returns what it deleted
-    for (const n of [1, 2]) t.is((await srv.req('POST', coll, bodyFor(def.kind, nameFor(def.kind, 100 + n), ns))).status, 201);
-    const dc = await srv.req('DELETE', `${coll}?labelSelector=suite%3Dcrud`);
+    for (const n of [1, 2]) t.is((await srv.req('POST', coll, bodyFor(def.kind, nameFor(def.kind, 100 + n + def.group.length), ns))).status, 201);
+    const dc = await srv.req('DELETE', `${coll}?${sel}`);
     t.is(dc.status, 200, dc.text);
     t.is(dc.json.items.length, 2);
-    t.is((await srv.req('GET', `${coll}?labelSelector=suite%3Dcrud`)).json.items.length, 0);
+    t.is((await srv.req('GET', `${coll}?${sel}`)).json.items.length, 0);
   });
 }
