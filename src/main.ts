@@ -7,6 +7,8 @@ const commands: Record<string, { load: () => Promise<{ run(argv: string[]): Prom
   'can-i': { load: () => import('./cli/can-i.ts'), help: 'evaluate one request against policy files or a bundle, offline' },
   test: { load: () => import('./cli/test-cases.ts'), help: 'run a file of policy test cases' },
   bundle: { load: () => import('./cli/bundle.ts'), help: 'build or evaluate an OPA bundle' },
+  'who-can': { load: () => import('./cli/who-can.ts'), help: 'list every subject that may do something, offline (RBAC)' },
+  rbac: { load: () => import('./cli/rbac.ts'), help: 'rbac list: everything a subject may do, offline' },
   certs: { load: () => import('./cli/certs.ts'), help: 'make a development PKI (certs init)' },
 };
 
