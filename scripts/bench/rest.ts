@@ -13,7 +13,7 @@ async function measure(url: string, opts: Partial<autocannon.Options> = {}): Pro
 
 export default async function run(): Promise<void> {
   const base = await startChild('node', ['scripts/bench/baseline-server.mjs']);
-  const server = await startChild('npx', ['tsx', 'scripts/bench/fixture-server.ts']);
+  const server = await startChild('node', ['--import', 'tsx', 'scripts/bench/fixture-server.ts']);
   try {
     const baseline = await measure(base.url);
     console.log(`rest baseline node:http hello-world: ${baseline.toFixed(0)} req/s`);
