@@ -12,6 +12,30 @@ const [mode, dir, tokenFile] = process.argv.slice(2);
 const tls = { certFile: `${dir}/serving.crt`, keyFile: `${dir}/serving.key` };
 const body = JSON.stringify({ hello: 'world' });
 
+if (mode === 'portcullis') {
+  // The real server: TLS, the authenticator union, the authorizer (ABAC, line for system:masters) and
+  // the generic registry, serving GET of a Namespace.
+  const { writeFileSync } = await import('node:fs');
+  const policy = `${dir}/bench-policy.jsonl`;
+  writeFileSync(policy, `${JSON.stringify({ apiVersion: 'abac.authorization.platform.io/v1beta1', kind: 'Policy', spec: { group: 'system:masters', namespace: '*', resource: '*', apiGroup: '*', nonResourcePath: '*' } })}\n`);
+  const { createServer: createPortcullis } = await import('../../src/server/server.ts');
+  const s = await createPortcullis(
+    {
+      securePort: 0,
+      bindAddress: '127.0.0.1',
+      tlsCertFile: tls.certFile,
+      tlsPrivateKeyFile: tls.keyFile,
+      clientCaFile: `${dir}/ca.crt`,
+      tokenAuthFile: tokenFile,
+      anonymousAuth: false,
+      authorizationMode: ['ABAC'],
+      authorizationPolicyFile: policy,
+      maxRequestsInflight: 0,
+    },
+    { log: () => {} },
+  );
+  process.stdout.write(`${s.secureUrl}\n`);
+} else {
 const server =
   mode === 'bare'
     ? createServer(buildTlsServerOptions(tls), (req, res) => {
@@ -38,3 +62,4 @@ const server =
       })();
 
 server.listen(0, '127.0.0.1', () => process.stdout.write(`https://127.0.0.1:${(server.address() as AddressInfo).port}\n`));
+}

@@ -1,7 +1,7 @@
 // Scenario `authn`: requests over HTTPS with keep-alive (50 connections) authenticated by client
 // certificate and by bearer token, next to a bare node:https hello-world measured in the same run.
-// Until the server has its secure port, this measures the TLS front door + authenticator layer in
-// a minimal HTTPS server (scripts/bench/authn-server.ts); the target is ≥ 50 % of the bare rate.
+// The measured server is the real Portcullis server (TLS, authentication, ABAC authorization, generic
+// registry GET of a Namespace); the target is ≥ 50 % of the bare rate.
 // Children run as `node --import tsx` (not npx) so that killing them really stops the servers.
 import autocannon from 'autocannon';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ export default async function run(): Promise<void> {
   writeFileSync(tokenFile, 'bench-token-0123456789abcdef,bench,uid-bench,"system:masters"\n', { mode: 0o600 });
   const ca = readFileSync(pki.caCert, 'utf8');
   const bare = await startChild(process.execPath, ['--import', 'tsx', 'scripts/bench/authn-server.ts', 'bare', pki.dir]);
-  const authn = await startChild(process.execPath, ['--import', 'tsx', 'scripts/bench/authn-server.ts', 'authn', pki.dir, tokenFile]);
+  const authn = await startChild(process.execPath, ['--import', 'tsx', 'scripts/bench/authn-server.ts', 'portcullis', pki.dir, tokenFile]);
   try {
     const targets: Array<[string, string, Partial<autocannon.Options>]> = [
       ['baseline', `${bare.url}/`, { tlsOptions: { ca } }],

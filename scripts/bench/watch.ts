@@ -1,0 +1,302 @@
+// Scenario `watch` (issue 7): kubelet-like watchers (fieldSelector=spec.nodeName=<node>) plus
+// cluster-wide watchers on a store of 150,000 pods while a writer updates pods at a fixed rate.
+// Reports delivery latency (commit → received), events lost / duplicated / reordered per watcher,
+// server memory, and the time to the last synthetic ADDED of a resourceVersion=0 watch.
+//
+// The server and the writer run in this process; the watch clients run in a child process (this same
+// file, forked with PORTCULLIS_WATCH_CLIENTS=1) so that client work does not share the server's event
+// loop. Sizes come from the environment (defaults scaled for a 2-core machine):
+//   WATCH_PODS=150000 WATCH_NODES=5000 WATCH_CLUSTER=100 WATCH_RATE=1000 WATCH_SECONDS=30
+import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { ApiObject } from '../../src/api/object.ts';
+
+const env = (k: string, d: number) => (process.env[k] ? Number(process.env[k]) : d);
+const PODS = env('WATCH_PODS', 150_000);
+const NODES = env('WATCH_NODES', 5_000);
+const CLUSTER = env('WATCH_CLUSTER', 100);
+const RATE = env('WATCH_RATE', 1_000);
+const SECONDS = env('WATCH_SECONDS', 30);
+const NAMESPACES = 50;
+/** Share of updates that move a pod to another node (node watchers then see DELETED + ADDED). */
+const MOVE_SHARE = 0.05;
+const STAMP = 'bench.portcullis.io/committed-at';
+
+const now = () => performance.timeOrigin + performance.now();
+
+// ---------------------------------------------------------------- messages between the processes
+
+type ToClients =
+  | { op: 'start'; url: string; nodes: number; cluster: number; resourceVersion: string }
+  | { op: 'report' }
+  | { op: 'list-all'; url: string; expect: number };
+
+interface WatcherReport {
+  received: number;
+  /** An event whose revision is not above the previous one (duplicate or out of order). */
+  violations: number;
+}
+
+type FromClients =
+  | { op: 'ready'; failed: number; ms: number }
+  | { op: 'report'; nodes: WatcherReport[]; cluster: WatcherReport[]; latencies: number[]; ended: number; clientLoopBusy: number; clientLoopDelayP99: number }
+  | { op: 'listed'; count: number; firstByteMs: number; lastAddedMs: number };
+
+// ---------------------------------------------------------------- the client process
+
+const RV_MARK = Buffer.from('"resourceVersion":"');
+const STAMP_MARK = Buffer.from(`"${STAMP}":"`);
+const NL = 10;
+const QUOTE = 34;
+
+/** The decimal number starting at `at` in `b`, up to the next quote. */
+function numberAt(b: Buffer, at: number): number {
+  const end = b.indexOf(QUOTE, at);
+  return Number(b.toString('latin1', at, end));
+}
+
+/** Reads one watch stream on raw bytes (no JSON parsing): revision order per watcher, and latency. */
+function readStream(res: http.IncomingMessage, rep: WatcherReport, latencies: number[] | undefined, onEnd: () => void): void {
+  let rest: Buffer | undefined;
+  let last = 0;
+  res.on('data', (chunk: Buffer) => {
+    const t = now();
+    const b = rest ? Buffer.concat([rest, chunk]) : chunk;
+    let start = 0;
+    let nl: number;
+    while ((nl = b.indexOf(NL, start)) >= 0) {
+      const i = b.indexOf(RV_MARK, start);
+      if (i >= 0 && i < nl) {
+        const rv = numberAt(b, i + RV_MARK.length);
+        rep.received++;
+        if (rv <= last) rep.violations++;
+        last = rv;
+        if (latencies) {
+          const j = b.indexOf(STAMP_MARK, start);
+          if (j >= 0 && j < nl) latencies.push(t - numberAt(b, j + STAMP_MARK.length));
+        }
+      }
+      start = nl + 1;
+    }
+    rest = start < b.length ? b.subarray(start) : undefined;
+  });
+  res.on('close', onEnd);
+}
+
+function openWatch(url: string, path: string): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url + path, { agent: false }, (res) => (res.statusCode === 200 ? resolve(res) : reject(new Error(`${path}: HTTP ${res.statusCode}`))));
+    req.on('error', reject);
+  });
+}
+
+async function clients(): Promise<void> {
+  const send = (m: FromClients) => process.send!(m);
+  const nodeReports: WatcherReport[] = [];
+  const clusterReports: WatcherReport[] = [];
+  const latencies: number[] = [];
+  let ended = 0;
+  let elu = performance.eventLoopUtilization();
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  process.on('message', async (m: ToClients) => {
+    if (m.op === 'start') {
+      const t0 = performance.now();
+      let failed = 0;
+      const jobs: (() => Promise<void>)[] = [];
+      for (let n = 0; n < m.nodes; n++) {
+        const rep: WatcherReport = { received: 0, violations: 0 };
+        nodeReports.push(rep);
+        const path = `/api/v1/pods?watch=true&resourceVersion=${m.resourceVersion}&fieldSelector=${encodeURIComponent(`spec.nodeName=node-${n}`)}`;
+        jobs.push(() => openWatch(m.url, path).then((res) => readStream(res, rep, latencies, () => ended++)));
+      }
+      for (let c = 0; c < m.cluster; c++) {
+        const rep: WatcherReport = { received: 0, violations: 0 };
+        clusterReports.push(rep);
+        const path = `/api/v1/watch/pods?resourceVersion=${m.resourceVersion}`;
+        jobs.push(() => openWatch(m.url, path).then((res) => readStream(res, rep, c === 0 ? latencies : undefined, () => ended++)));
+      }
+      // open in waves so the listen backlog does not overflow
+      for (let i = 0; i < jobs.length; i += 200) {
+        await Promise.all(jobs.slice(i, i + 200).map((j) => j().catch(() => void failed++)));
+      }
+      elu = performance.eventLoopUtilization();
+      delay.enable();
+      send({ op: 'ready', failed, ms: performance.now() - t0 });
+    } else if (m.op === 'report') {
+      send({ op: 'report', nodes: nodeReports, cluster: clusterReports, latencies, ended, clientLoopBusy: performance.eventLoopUtilization(elu).utilization, clientLoopDelayP99: delay.percentile(99) / 1e6 });
+    } else if (m.op === 'list-all') {
+      const t0 = performance.now();
+      const res = await openWatch(m.url, '/api/v1/pods?watch=true&resourceVersion=0');
+      const firstByteMs = performance.now() - t0;
+      let count = 0;
+      let rest = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const s = rest + chunk;
+        let start = 0;
+        let nl: number;
+        while ((nl = s.indexOf('\n', start)) >= 0) {
+          if (s.startsWith('{"type":"ADDED"', start)) count++;
+          start = nl + 1;
+        }
+        rest = s.slice(start);
+        if (count >= m.expect) {
+          send({ op: 'listed', count, firstByteMs, lastAddedMs: performance.now() - t0 });
+          res.destroy();
+        }
+      });
+    }
+  });
+}
+
+// ---------------------------------------------------------------- the server process
+
+function pod(i: number, node: number, stamp?: number): ApiObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `pod-${i}`,
+      namespace: `ns-${i % NAMESPACES}`,
+      uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
+      labels: { app: `app-${i % 100}` },
+      annotations: stamp === undefined ? {} : { [STAMP]: stamp.toFixed(3) },
+      creationTimestamp: '2016-10-01T00:00:00Z',
+    },
+    spec: { nodeName: `node-${node}`, containers: [{ name: 'app', image: 'nginx:1.11' }], restartPolicy: 'Always' },
+    status: { phase: 'Running', podIP: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
+  } as ApiObject;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+
+function request<T extends FromClients['op']>(child: ChildProcess, msg: ToClients, reply: T, timeoutMs = 600_000): Promise<Extract<FromClients, { op: T }>> {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no ${reply} from the watch clients`)), timeoutMs);
+    const on = (m: FromClients) => {
+      if (m.op !== reply) return;
+      clearTimeout(t);
+      child.off('message', on);
+      resolve(m as Extract<FromClients, { op: T }>);
+    };
+    child.on('message', on);
+    child.send(msg);
+  });
+}
+
+export default async function run(): Promise<void> {
+  const { createServer } = await import('../../src/server/server.ts');
+  const server = await createServer({ insecurePort: 0 }, { log: () => {} });
+  const store = server.store;
+  const url = server.insecureUrl!;
+  const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, PORTCULLIS_WATCH_CLIENTS: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  try {
+    // 150,000 pods spread over the nodes
+    const nodeOf = new Int32Array(PODS);
+    let t0 = performance.now();
+    for (let i = 0; i < PODS; i++) {
+      nodeOf[i] = i % NODES;
+      await store.create({ group: '', resource: 'pods', namespace: `ns-${i % NAMESPACES}`, name: `pod-${i}` }, pod(i, nodeOf[i]));
+    }
+    console.log(`seeded ${PODS.toLocaleString('en')} pods in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    global.gc?.();
+    const memBefore = process.memoryUsage();
+    console.log(`server memory with ${PODS.toLocaleString('en')} pods, no watchers: rss ${mb(memBefore.rss)}, heap ${mb(memBefore.heapUsed)}`);
+
+    const startRv = String(store.revision);
+    const ready = await request(child, { op: 'start', url, nodes: NODES, cluster: CLUSTER, resourceVersion: startRv }, 'ready');
+    console.log(`opened ${NODES.toLocaleString('en')} node watchers + ${CLUSTER} cluster-wide watchers in ${(ready.ms / 1000).toFixed(1)} s (${ready.failed} failed)`);
+
+    // the writer: RATE updates per second for SECONDS, in 10 ms slices
+    const expectedPerNode = new Int32Array(NODES);
+    let writes = 0;
+    let peakRss = 0;
+    let rssAt = 0;
+    const total = RATE * SECONDS;
+    t0 = performance.now();
+    const elu = performance.eventLoopUtilization();
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    let next = 0;
+    await new Promise<void>((resolve) => {
+      const tick = async () => {
+        // at most two slices' worth per tick: a stalled loop must not turn into a burst that stalls it more
+        const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * RATE), writes + Math.ceil(RATE / 50));
+        while (writes < due) {
+          const i = next;
+          next = (next + 7919) % PODS;
+          const from = nodeOf[i];
+          const to = Math.random() < MOVE_SHARE ? Math.floor(Math.random() * NODES) : from;
+          const key = { group: '', resource: 'pods', namespace: `ns-${i % NAMESPACES}`, name: `pod-${i}` };
+          const cur = store.get(key)!;
+          await store.update(key, pod(i, to, now()), Number(cur.metadata.resourceVersion));
+          nodeOf[i] = to;
+          expectedPerNode[from]++;
+          if (to !== from) expectedPerNode[to]++;
+          writes++;
+        }
+        if (performance.now() - rssAt > 1000) {
+          rssAt = performance.now();
+          peakRss = Math.max(peakRss, process.memoryUsage.rss());
+        }
+        if (writes >= total) resolve();
+        else setTimeout(tick, 10);
+      };
+      void tick();
+    });
+    const writeSeconds = (performance.now() - t0) / 1000;
+    const serverBusy = performance.eventLoopUtilization(elu).utilization;
+    delay.disable();
+    console.log(`writer: ${writes.toLocaleString('en')} pod updates in ${writeSeconds.toFixed(1)} s (${(writes / writeSeconds).toFixed(0)}/s, ${MOVE_SHARE * 100}% move node)`);
+
+    // let the streams drain, then compare what each watcher got with what it should have got
+    let rep = await request(child, { op: 'report' }, 'report');
+    console.log(`event loop busy during the writes: server+writer ${(serverBusy * 100).toFixed(0)}%, watch clients ${(rep.clientLoopBusy * 100).toFixed(0)}%; event loop delay p99: server ${(delay.percentile(99) / 1e6).toFixed(1)} ms (max ${(delay.max / 1e6).toFixed(1)} ms), clients ${rep.clientLoopDelayP99.toFixed(1)} ms`);
+    for (let wait = 0; wait < 100; wait++) {
+      const done = rep.cluster.every((c) => c.received >= writes) && rep.nodes.every((n, i) => n.received >= expectedPerNode[i]);
+      if (done) break;
+      await new Promise((r) => setTimeout(r, 100));
+      rep = await request(child, { op: 'report' }, 'report');
+    }
+    const memWith = process.memoryUsage();
+    peakRss = Math.max(peakRss, memWith.rss);
+    let lost = 0;
+    let extra = 0;
+    let violations = 0;
+    rep.nodes.forEach((n, i) => {
+      lost += Math.max(0, expectedPerNode[i] - n.received);
+      extra += Math.max(0, n.received - expectedPerNode[i]);
+      violations += n.violations;
+    });
+    for (const c of rep.cluster) {
+      lost += Math.max(0, writes - c.received);
+      extra += Math.max(0, c.received - writes);
+      violations += c.violations;
+    }
+    const delivered = rep.nodes.reduce((a, n) => a + n.received, 0) + rep.cluster.reduce((a, c) => a + c.received, 0);
+    const lat = Float64Array.from(rep.latencies).sort();
+    console.log(`events delivered: ${delivered.toLocaleString('en')} to ${(NODES + CLUSTER).toLocaleString('en')} watchers; lost ${lost}, duplicated ${extra}, reordered/duplicate revisions ${violations}; streams ended early ${rep.ended}`);
+    console.log(
+      `delivery latency commit→received (${lat.length.toLocaleString('en')} samples): p50 ${percentile([...lat], 50).toFixed(2)} ms, p99 ${percentile([...lat], 99).toFixed(2)} ms, max ${lat[lat.length - 1]?.toFixed(2)} ms`,
+    );
+    console.log(`server memory under load: rss ${mb(memWith.rss)} (peak ${mb(peakRss)}), heap ${mb(memWith.heapUsed)}; +${mb(memWith.rss - memBefore.rss)} rss for the watchers`);
+
+    // a resourceVersion=0 watch over every pod
+    const listed = await request(child, { op: 'list-all', url, expect: PODS }, 'listed');
+    console.log(
+      `watch resourceVersion=0 over ${PODS.toLocaleString('en')} pods: headers after ${listed.firstByteMs.toFixed(0)} ms, last synthetic ADDED after ${(listed.lastAddedMs / 1000).toFixed(2)} s (${listed.count.toLocaleString('en')} events)`,
+    );
+  } finally {
+    child.kill();
+    await server.close();
+  }
+}
+
+if (process.env.PORTCULLIS_WATCH_CLIENTS === '1') void clients();
