@@ -20,6 +20,11 @@ const sources: PolicySource[] = [
     if (v.length !== 1) throw new Error('--bundle may be given once');
     return createOpaAuthorizer(v[0], c.entrypoint);
   } },
+  // loaded on demand: commands that do not use --rbac do not pay for its imports
+  { flag: 'rbac', help: 'RBAC objects (multi-document YAML/JSON, or a directory of them); repeatable', load: async (v) => {
+    const { createOfflineRbacAuthorizer } = await import('./rbac/offline.ts');
+    return createOfflineRbacAuthorizer(v);
+  } },
 ];
 
 /** Extension point: e.g. registerPolicySource({flag: 'rbac', ...}) from the RBAC module. */

@@ -1,4 +1,4 @@
-// portcullis bundle build --policy-file F... -o bundle.tar.gz
+// portcullis bundle build [--policy-file F...] [--rbac FILE|DIR...] -o bundle.tar.gz
 // portcullis bundle eval bundle.tar.gz --input sar.json [--entrypoint E]
 // build compiles policy files into data.json next to the engine (policy.wasm); eval evaluates a
 // SubjectAccessReview with the same evaluator the server uses and prints {"allowed","reason"}.
@@ -11,12 +11,13 @@ import { readEngine } from '../policy/evaluator.ts';
 import { writeBundle } from '../policy/bundle.ts';
 import { loadBundleEvaluator } from '../authz/opa.ts';
 
-const USAGE = `usage: portcullis bundle build --policy-file F... -o bundle.tar.gz
+const USAGE = `usage: portcullis bundle build [--policy-file F...] [--rbac FILE|DIR...] -o bundle.tar.gz
        portcullis bundle eval bundle.tar.gz --input sar.json [--entrypoint E]`;
 
 /** Compilers for `bundle build`, keyed by flag; RBAC adds `rbac` here. */
 export const bundleCompilers: Record<string, (values: string[]) => Promise<CompiledPolicy>> = {
   'policy-file': (v) => compileAbacFiles(v),
+  rbac: async (v) => (await import('../authz/rbac/offline.ts')).compileRbacFiles(v),
 };
 
 async function build(argv: string[]): Promise<number> {

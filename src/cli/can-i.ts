@@ -1,5 +1,5 @@
 // portcullis can-i VERB RESOURCE[/SUBRESOURCE] [NAME] [-n NS] [--api-group G] --as USER
-//   [--as-group G]... (--policy-file F... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]
+//   [--as-group G]... (--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]
 // portcullis can-i VERB /non/resource/path ...
 // Prints yes/no (and the reason with --explain). Exit 0 yes, 1 no, 2 error.
 import { parseArgs } from 'node:util';
@@ -7,7 +7,7 @@ import type { AuthzAttributes } from '../authz/types.ts';
 import { authorizerFromSources, policySources, withDefaultGroups } from '../authz/offline.ts';
 
 const USAGE = `usage: portcullis can-i VERB RESOURCE[/SUBRESOURCE] [NAME] [-n NS] [--api-group G] --as USER [--as-group G]...
-                      (--policy-file F... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]
+                      (--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]
        portcullis can-i VERB /non/resource/path --as USER ...`;
 
 export function attributesFor(verb: string, target: string, name = '', namespace = '', apiGroup = ''): AuthzAttributes {

@@ -1,8 +1,9 @@
-// portcullis test CASES.yaml [--policy-file F... | --bundle B [--entrypoint E]] [-v]
+// portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]] [-v]
 // Runs policy test cases through the same authorizers as the server and reports like `opa test`.
 //
 // File format:
 //   policyFiles: [example.jsonl]        # optional, relative to the cases file (flags override)
+//   rbac: [bootstrap-rbac.yaml]         # optional: RBAC objects (files or directories)
 //   bundle: example.tar.gz              # optional
 //   cases:
 //     - name: alice lists pods
@@ -28,6 +29,7 @@ export interface PolicyCase {
 
 export interface CasesFile {
   policyFiles?: string[];
+  rbac?: string[];
   bundle?: string;
   entrypoint?: string;
   cases: PolicyCase[];
@@ -40,6 +42,7 @@ function validate(doc: unknown, file: string): CasesFile {
   if (!doc || typeof doc !== 'object') bad('expected a mapping with a "cases" list');
   const d = doc as CasesFile;
   if (!Array.isArray(d.cases)) bad('"cases" must be a list');
+  if (d.rbac !== undefined && (!Array.isArray(d.rbac) || d.rbac.some((f) => typeof f !== 'string'))) bad('"rbac" must be a list of paths');
   d.cases.forEach((c, i) => {
     const where = `case ${i + 1}${c?.name ? ` (${c.name})` : ''}`;
     if (!c || typeof c !== 'object') bad(`${where}: must be a mapping`);
@@ -77,12 +80,12 @@ export async function run(argv: string[]): Promise<number> {
     for (const s of policySources()) options[s.flag] = { type: 'string', multiple: true };
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    process.stderr.write(`${(e as Error).message}\nusage: portcullis test CASES.yaml [--policy-file F... | --bundle B] [-v]\n`);
+    process.stderr.write(`${(e as Error).message}\nusage: portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B] [-v]\n`);
     return 2;
   }
   const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
   if (parsed.positionals.length !== 1) {
-    process.stderr.write('usage: portcullis test CASES.yaml [--policy-file F... | --bundle B] [-v]\n');
+    process.stderr.write('usage: portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B] [-v]\n');
     return 2;
   }
   const file = parsed.positionals[0];
@@ -94,6 +97,7 @@ export async function run(argv: string[]): Promise<number> {
     const anyFlag = Object.values(sourceValues).some((x) => x && x.length);
     if (!anyFlag) {
       if (doc.policyFiles?.length) sourceValues['policy-file'] = doc.policyFiles.map((f) => path.resolve(dir, f));
+      if (doc.rbac?.length) sourceValues.rbac = doc.rbac.map((f) => path.resolve(dir, f));
       if (doc.bundle) sourceValues.bundle = [path.resolve(dir, doc.bundle)];
     }
     const authorizer = await authorizerFromSources(sourceValues, (v.entrypoint as string | undefined) ?? doc.entrypoint);

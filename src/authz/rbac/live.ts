@@ -1,0 +1,82 @@
+// Live RBAC state for the server: the four kinds as the store holds them, compiled incrementally.
+// Every applied store batch becomes a few data patches, applied synchronously to the engine (and to
+// a JS mirror used for rule resolution) before the write's response is sent: read-your-writes.
+import type { Store } from '../../store/store.ts';
+import type { StoreEvent } from '../../store/backend.ts';
+import { RbacCompiler } from '../../policy/rbac.ts';
+import { toData, type CompiledPolicy, type DataPatch } from '../../policy/format.ts';
+import { PolicyEvaluator } from '../../policy/evaluator.ts';
+import { PolicyAuthorizer } from '../policy-authorizer.ts';
+import { RbacAuthorizer } from './authorizer.ts';
+import { addObject, emptyObjects, isBindingKind, isClusterKind, kindOfResource, RBAC_GROUP, RBAC_RESOURCES, toBindingObject, toRoleObject, type RbacKind } from './objects.ts';
+import { applyPatches } from './rules.ts';
+
+export class LiveRbac {
+  private readonly compiler: RbacCompiler;
+  /** Equal to the engine's data at all times (same patches). */
+  readonly policy: CompiledPolicy;
+  private engine: PolicyAuthorizer | undefined;
+  authorizer: RbacAuthorizer | undefined;
+  private readonly unsubscribe: () => void;
+
+  private constructor(store: Store) {
+    // list and subscribe in the same synchronous step: no event can fall between them
+    const objects = emptyObjects();
+    for (const kind of Object.keys(RBAC_RESOURCES) as RbacKind[]) {
+      for (const o of store.list(RBAC_GROUP, RBAC_RESOURCES[kind]).items) addObject(objects, kind, o);
+    }
+    this.compiler = new RbacCompiler(objects);
+    this.policy = this.compiler.compile();
+    this.unsubscribe = store.subscribe((events) => this.apply(events));
+  }
+
+  /** Loads the engine; events arriving meanwhile are compiled and folded in before it goes live. */
+  static async open(store: Store, superUser?: string): Promise<LiveRbac> {
+    const live = new LiveRbac(store);
+    const ev = await PolicyEvaluator.engine(toData({ version: 1, scopes: {}, roles: {} }));
+    ev.setData(toData(live.policy));
+    live.engine = new PolicyAuthorizer('RBAC', ev);
+    live.authorizer = new RbacAuthorizer(live.engine, superUser);
+    return live;
+  }
+
+  /** Store events of the four kinds → compiler changes → one patch call. */
+  apply(events: readonly StoreEvent[]): void {
+    const patches: DataPatch[] = [];
+    for (const e of events) {
+      if (e.key.group !== RBAC_GROUP) continue;
+      const kind = kindOfResource(e.key.resource);
+      if (!kind) continue;
+      patches.push(...this.change(kind, e));
+    }
+    if (!patches.length) return;
+    applyPatches(this.policy, patches);
+    if (!this.engine) return; // still loading: open() sets the full data once loaded
+    // the mirror is the full data: when the engine compacts its patched data (or refuses a patch)
+    // it reloads from the mirror, with no recompile of the world
+    try {
+      this.engine.patch(patches, () => this.policy);
+    } catch {
+      this.engine.evaluator.setData(toData(this.policy));
+      this.engine.cache?.invalidate();
+    }
+  }
+
+  private change(kind: RbacKind, e: StoreEvent): DataPatch[] {
+    const cluster = isClusterKind(kind);
+    const meta = { name: e.key.name, namespace: e.key.namespace || undefined };
+    if (isBindingKind(kind)) {
+      return e.type === 'DELETED' ? this.compiler.removeBinding(meta, cluster) : this.compiler.upsertBinding(toBindingObject(e.object), cluster);
+    }
+    return e.type === 'DELETED' ? this.compiler.removeRole(meta, cluster) : this.compiler.upsertRole(toRoleObject(e.object), cluster);
+  }
+
+  /** Resolution errors the compiler met (bad role refs, subjects without namespace). */
+  get errors(): readonly string[] {
+    return this.compiler.errors;
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
