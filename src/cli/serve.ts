@@ -38,8 +38,10 @@ export async function run(argv: string[]): Promise<number> {
     throw e;
   }
   const kubeconfig = applyEmbeddedDefaults(flags);
-  // the command's default store is the embedded durable one; createServer's (tests) is memory
+  // the command's defaults: the embedded durable store, and RBAC with the bootstrap policy
+  // (createServer's own defaults, used by tests, are memory and AlwaysAllow)
   flags.storageBackend ??= flags.etcdServers?.length ? 'etcd3' : 'lmdb';
+  flags.authorizationMode ??= ['RBAC'];
   const server = await createServer(flags);
   if (server.insecureUrl) process.stderr.write(`portcullis: serving plain HTTP on ${server.insecureUrl}\n`);
   if (server.secureUrl) process.stderr.write(`portcullis: serving HTTPS on ${server.secureUrl}\n`);

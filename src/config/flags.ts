@@ -30,7 +30,7 @@ export const serveFlags: FlagDef[] = [
   { flag: 'requestheader-extra-headers-prefix', key: 'requestheaderExtraHeadersPrefix', kind: 'list', help: 'Extra-attribute header prefixes (default X-Remote-Extra-).' },
   { flag: 'service-account-key-file', key: 'serviceAccountKeyFile', kind: 'list', help: 'Key(s) that sign and verify service account tokens.' },
   { flag: 'service-account-lookup', key: 'serviceAccountLookup', kind: 'bool', help: 'Check that a token\'s secret and account still exist (default true).' },
-  { flag: 'authorization-mode', key: 'authorizationMode', kind: 'list', help: 'Comma list of AlwaysAllow, AlwaysDeny, ABAC, OPA, RBAC, Webhook; any allow wins.' },
+  { flag: 'authorization-mode', key: 'authorizationMode', kind: 'list', help: 'Comma list of AlwaysAllow, AlwaysDeny, ABAC, OPA, RBAC, Webhook; any allow wins (default RBAC).' },
   { flag: 'authorization-policy-file', key: 'authorizationPolicyFile', kind: 'string', help: 'ABAC policy file (one JSON policy per line).' },
   { flag: 'authorization-opa-bundle', key: 'authorizationOpaBundle', kind: 'string', help: 'OPA WebAssembly bundle (tar.gz) for the OPA mode.' },
   { flag: 'authorization-opa-entrypoint', key: 'authorizationOpaEntrypoint', kind: 'string', help: 'Entrypoint of the OPA bundle to evaluate.' },
