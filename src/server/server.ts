@@ -11,6 +11,7 @@ import { errors } from '../request/errors.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer } from '../authz/types.ts';
 import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
+import { createWebhookAuthorizer } from '../authz/webhook.ts';
 import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
 import { buildTlsServerOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
@@ -102,6 +103,10 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     const rbac = await createRbac({ store, registry, catalogue, superUser: options.authorizationRbacSuperUser, authorizer: () => authorizer! });
     extraAuthorizers.RBAC = rbac.authorizer;
     admission.push(rbac.admission);
+  }
+  if (options.authorizationMode.includes('Webhook') && !extraAuthorizers.Webhook) {
+    if (!options.authorizationWebhookConfigFile) throw new Error('authorization mode Webhook requires --authorization-webhook-config-file');
+    extraAuthorizers.Webhook = createWebhookAuthorizer({ configFile: options.authorizationWebhookConfigFile });
   }
   authorizer = await buildAuthorizer({
     modes: options.authorizationMode,
