@@ -33,7 +33,7 @@ export interface ServerOptions {
   requestTimeoutSeconds: number;
   maxRequestBodyBytes: number;
   watchCacheSize: number;
-  storageBackend: 'memory' | 'lmdb' | 'etcd3';
+  storageBackend: 'memory' | 'lmdb' | 'etcd3' | 'etcd';
   dataDir: string;
   etcdServers: string[];
   etcdPrefix: string;

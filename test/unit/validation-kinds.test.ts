@@ -18,7 +18,7 @@ function create(kind: string, body: JsonObject): { obj: Obj; errs: string[] } {
 function update(kind: string, old: Obj, body: Obj): { obj: Obj; errs: string[] } {
   const s = strategyFor(kind);
   const obj = structuredClone(body);
-  s.prepareForUpdate?.(obj, old);
+  s.prepareForUpdate?.(obj, old, '');
   s.defaults?.(obj);
   return { obj, errs: (s.validate?.(obj, old) ?? []).map(fieldErrorString) };
 }
