@@ -20,7 +20,7 @@ test.before(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const sar = JSON.parse(body) as { spec: { user: string; resourceAttributes?: { verb: string } } };
+      const sar = JSON.parse(body) as { apiVersion: string; spec: { user: string; resourceAttributes?: { verb: string } } };
       received.push(sar);
       const allowed = sar.spec.user === 'hooked' && sar.spec.resourceAttributes?.verb !== 'delete';
       res.writeHead(200, { 'content-type': 'application/json' });
