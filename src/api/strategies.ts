@@ -19,7 +19,7 @@ import {
 } from './validation/workloads.ts';
 import { defaultEndpoints, defaultService, validateEndpoints, validateService } from './validation/service.ts';
 import { defaultSecret, validateConfigMap, validateSecret, validateServiceAccount } from './validation/config.ts';
-import { defaultNamespace, defaultNode, prepareNamespaceForCreate, prepareNamespaceForUpdate, validateNamespace, validateNode } from './validation/cluster.ts';
+import { defaultNamespace, defaultNode, prepareNamespaceForCreate, prepareNamespaceForDelete, prepareNamespaceForUpdate, validateNamespace, validateNode } from './validation/cluster.ts';
 import { defaultPersistentVolume, defaultPersistentVolumeClaim, validatePersistentVolume, validatePersistentVolumeClaim } from './validation/storage.ts';
 import { validateLimitRange, validateResourceQuota } from './validation/policy.ts';
 import { defaultHorizontalPodAutoscaler, validateHorizontalPodAutoscaler, validateScale } from './validation/autoscaling.ts';
@@ -157,6 +157,7 @@ export const strategies: Readonly<Record<string, KindStrategy>> = {
     nameRule: 'dns1123-label',
     prepareForCreate: prepareNamespaceForCreate,
     prepareForUpdate: prepareNamespaceForUpdate,
+    prepareForDelete: prepareNamespaceForDelete,
     defaults: defaultNamespace,
     validate: validateNamespace,
     fieldLabels: { 'status.phase': read('status', 'phase') },

@@ -1,5 +1,5 @@
 // Namespace and Node (v1, cluster-scoped).
-import { field, type FieldError } from '../../request/errors.ts';
+import { errors, field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isQualifiedName } from './names.ts';
 import { validateResourceList, isCIDR } from './common.ts';
@@ -20,12 +20,34 @@ export function prepareNamespaceForCreate(obj: Mutable): void {
   spec.finalizers = finalizers;
 }
 
-/** A main PUT cannot change spec.finalizers (only /finalize can). */
-export function prepareNamespaceForUpdate(obj: Mutable, old: ApiObject): void {
+/** A main PUT (and a status PUT) cannot change spec.finalizers: only `/finalize` takes them from the body. */
+export function prepareNamespaceForUpdate(obj: Mutable, old: ApiObject, subresource = ''): void {
+  if (subresource === 'finalize') return;
   const oldFinalizers = asObject(old.spec)?.finalizers;
   const spec = ensureObject(obj, 'spec');
   if (oldFinalizers === undefined) delete spec.finalizers;
   else spec.finalizers = structuredClone(oldFinalizers);
+}
+
+/** Message of the 409 a DELETE gets while the namespace controller is still emptying the namespace. */
+export const NAMESPACE_CONTENT_REMOVAL =
+  'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.';
+
+/**
+ * Two-phase namespace deletion (api-machinery §8.1): the first DELETE marks the namespace Terminating;
+ * later ones are refused while spec.finalizers remain; once they are gone, DELETE removes it.
+ */
+export function prepareNamespaceForDelete(current: ApiObject): Mutable | undefined {
+  const name = current.metadata.name ?? '';
+  if (!current.metadata.deletionTimestamp) {
+    const next = structuredClone(current) as Mutable;
+    next.metadata.deletionTimestamp = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    ensureObject(next, 'status').phase = 'Terminating';
+    return next;
+  }
+  const finalizers = asArray(asObject(current.spec)?.finalizers) ?? [];
+  if (finalizers.length > 0) throw errors.conflict({ group: '', resource: 'namespaces' }, name, NAMESPACE_CONTENT_REMOVAL);
+  return undefined;
 }
 
 export function defaultNamespace(obj: Mutable): void {
