@@ -1,7 +1,8 @@
 // Strategic-merge list rules (api-machinery §5.1) as data, per kind. Paths run from the object root;
-// `[]` marks "each element of a list". The keys follow the modern types where they differ from 1.4
-// (volumeMounts by mountPath), because kubectl computes its patches with the modern keys and the server
-// must agree with it element by element.
+// `[]` marks "each element of a list". The table is the 1.4 one plus the modern `patchMergeKey` tags
+// that kubectl 1.32 compiles in for these kinds, with the modern key where the two differ
+// (volumeMounts by mountPath): kubectl computes `apply` patches with those keys, and the server must
+// match elements the same way.
 import type { ListMergeRule } from './strategy.ts';
 
 /** `metadata.ownerReferences` by uid, `metadata.finalizers` as a set. */
@@ -52,6 +53,11 @@ const podStatusRules: ListMergeRule[] = [
   conditionsRule(),
   { path: 'status.podIPs', mergeKey: 'ip' },
   { path: 'status.hostIPs', mergeKey: 'ip' },
+  { path: 'status.resourceClaimStatuses', mergeKey: 'name' },
+  ...['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses'].map((list) => ({
+    path: `status.${list}[].allocatedResourcesStatus`,
+    mergeKey: 'name',
+  })),
 ];
 
 /** Workloads that carry a pod template at `spec.template` and conditions in their status. */
