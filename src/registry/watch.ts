@@ -12,7 +12,7 @@ import type { ServerOptions } from '../config/options.ts';
 import type { RequestAttributes } from '../request/attributes.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import type { RequestState } from '../server/state.ts';
-import type { FieldIndexKey, WatchFormat, WatchHub } from '../store/watch-hub.ts';
+import type { FieldIndexKey, Watch, WatchFormat, WatchHub } from '../store/watch-hub.ts';
 import { listFilter } from './filter.ts';
 import { forResponse } from './meta.ts';
 import { parseResourceVersion } from './rest.ts';
@@ -104,7 +104,7 @@ export async function serveWatch(
   res.flushHeaders();
   ctx.req.socket.setNoDelay(true);
 
-  let watch;
+  let watch: Watch;
   try {
     watch = deps.hub.watch({
       group: def.storageGroup,
