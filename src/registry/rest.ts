@@ -1,5 +1,5 @@
 import type { ApiObject, JsonObject, ObjectMeta } from '../api/object.ts';
-import { isPlainObject } from '../api/object.ts';
+import { isPlainObject, jsonEqual } from '../api/object.ts';
 import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { strategyFor } from '../api/strategies.ts';
@@ -36,10 +36,6 @@ export interface RestResponse {
 type Mutable = ApiObject & JsonObject;
 
 const MAX_UPDATE_RETRIES = 5;
-
-function isDeepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /** `metadata.resourceVersion` as the store revision number; 400 if it is not a number. */
 export function parseResourceVersion(rv: string | undefined): number | undefined {
@@ -197,7 +193,7 @@ export class GenericRegistry {
       this.applySystemFieldsOnUpdate(strategy, next, current);
       this.validate(def, opts.internal ? { nameRule: strategy.nameRule } : strategy, next, current);
       await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user });
-      if (isDeepEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
+      if (jsonEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
       try {
         const stored = await this.store.update(key, next, revisionOf(current));
         return { status: 200, body: forResponse(def, stored, req.subresource) };
@@ -291,7 +287,7 @@ export class GenericRegistry {
     if (c.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined) m.deletionGracePeriodSeconds = c.deletionGracePeriodSeconds;
     if (strategy.tracksGeneration) {
       const gen = c.generation ?? 1;
-      m.generation = isDeepEqual(next.spec, current.spec) ? gen : gen + 1;
+      m.generation = jsonEqual(next.spec, current.spec) ? gen : gen + 1;
     } else if (c.generation !== undefined) {
       m.generation = c.generation;
     } else {
@@ -313,7 +309,7 @@ export class GenericRegistry {
       try {
         const deferred = strategyFor(def.kind).prepareForDelete?.(current);
         if (deferred) {
-          if (isDeepEqual(deferred, current)) return { status: 200, body: forResponse(def, current) };
+          if (jsonEqual(deferred, current)) return { status: 200, body: forResponse(def, current) };
           const stored = await this.store.update(key, deferred, revisionOf(current));
           return { status: 200, body: forResponse(def, stored) };
         }

@@ -44,19 +44,7 @@ export function setDefault(parent: JsonObject, key: string, value: JsonValue): v
   if (cur === undefined || cur === null || cur === '') parent[key] = value;
 }
 
-/** Structural equality of JSON values (key order ignored). */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { jsonEqual } from '../object.ts';
 
 // ---- field paths, as the reference server prints them ----
 

@@ -1,19 +1,7 @@
 // Small helpers over plain JSON values shared by the patch modules.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
 
-/** Structural equality of two JSON values (key order ignored). */
-export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
-  }
-  return false;
-}
+export { jsonEqual } from '../../api/object.ts';
 
 /** Sets a key without ever touching the prototype (a parsed body may carry an own `__proto__` key). */
 export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
