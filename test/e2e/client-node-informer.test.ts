@@ -3,9 +3,8 @@
 import test from 'ava';
 import type * as K8s from '@kubernetes/client-node';
 import { createServer, type PortcullisServer } from '../../src/server/server.ts';
-import { loadClientNode } from './client-node-compat.ts';
+import * as k8s from '@kubernetes/client-node';
 
-const k8s = await loadClientNode();
 
 let server: PortcullisServer;
 let kc: K8s.KubeConfig;
