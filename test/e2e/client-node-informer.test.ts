@@ -1,14 +1,12 @@
 // The npm @kubernetes/client-node library (its Watch and its list-then-watch informer) against a real
 // server: after a burst of creates, updates and deletes the informer's cache equals the server state.
 import test from 'ava';
-import type * as K8s from '@kubernetes/client-node';
 import { createServer, type PortcullisServer } from '../../src/server/server.ts';
 import * as k8s from '@kubernetes/client-node';
 
-
 let server: PortcullisServer;
-let kc: K8s.KubeConfig;
-let core: K8s.CoreV1Api;
+let kc: k8s.KubeConfig;
+let core: k8s.CoreV1Api;
 
 test.before(async () => {
   server = await createServer({ insecurePort: 0 }, { log: () => {} });
@@ -24,7 +22,7 @@ test.after.always(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** name → resourceVersion, the part of the state both sides must agree on. */
-function versions(items: readonly K8s.KubernetesObject[]): Record<string, string> {
+function versions(items: readonly k8s.KubernetesObject[]): Record<string, string> {
   const out: Record<string, string> = {};
   const sorted = [...items].sort((a, b) => (a.metadata!.name! < b.metadata!.name! ? -1 : 1));
   for (const i of sorted) out[i.metadata!.name!] = i.metadata!.resourceVersion!;
@@ -122,7 +120,7 @@ test('Watch delivers every change of a burst in order with the objects the serve
   const controller = await new k8s.Watch(kc).watch(
     `/api/v1/namespaces/${namespace}/configmaps`,
     { resourceVersion: list.metadata!.resourceVersion },
-    (type, obj: K8s.V1ConfigMap) => events.push({ type, name: obj.metadata!.name!, rv: Number(obj.metadata!.resourceVersion) }),
+    (type, obj: k8s.V1ConfigMap) => events.push({ type, name: obj.metadata!.name!, rv: Number(obj.metadata!.resourceVersion) }),
     (err) => (doneErr = err),
   );
   const n = 20;
