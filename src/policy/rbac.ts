@@ -99,7 +99,12 @@ export class RbacCompiler {
   /** bucket id → (binding id → grant). */
   private buckets = new Map<string, Map<string, Grant>>();
   private nextOrder = 1;
-  readonly errors: string[] = [];
+  /** Resolution errors of the bindings as they are now (a fixed or removed binding drops its own). */
+  private readonly bindingErrors = new Map<string, string[]>();
+
+  get errors(): string[] {
+    return [...this.bindingErrors.values()].flat();
+  }
 
   constructor(objects: RbacObjects = {}) {
     for (const r of objects.clusterRoles ?? []) this.roles[roleKey('ClusterRole', r.metadata.name)] = (r.rules ?? []).map(toRule);
@@ -130,7 +135,8 @@ export class RbacCompiler {
       touched.set(bid, p);
     }
     const { placements, errors } = place(b, cluster, o);
-    this.errors.push(...errors);
+    if (errors.length) this.bindingErrors.set(id, errors);
+    else this.bindingErrors.delete(id);
     for (const p of placements) {
       const bid = bucketId(p.scope, p.kind, p.key);
       let m = this.buckets.get(bid);
@@ -147,6 +153,7 @@ export class RbacCompiler {
     const old = this.bindings.get(id);
     if (!old) return [];
     this.bindings.delete(id);
+    this.bindingErrors.delete(id);
     for (const p of old.placements) this.buckets.get(bucketId(p.scope, p.kind, p.key))?.delete(id);
     return old.placements.map((p) => this.patchFor(p.scope, p.kind, p.key));
   }
