@@ -193,7 +193,7 @@ function request<T extends FromClients['op']>(child: ChildProcess, msg: ToClient
 
 export default async function run(): Promise<void> {
   const { createServer } = await import('../../src/server/server.ts');
-  const server = await createServer({ insecurePort: 0 }, { log: () => {} });
+  const server = await createServer({ insecurePort: 0, authorizationMode: ['AlwaysAllow'] }, { log: () => {} });
   const store = server.store;
   const url = server.insecureUrl!;
   const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, PORTCULLIS_WATCH_CLIENTS: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -56,7 +56,7 @@ export function defaultServerOptions(): ServerOptions {
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     serviceAccountKeyFile: [],
     serviceAccountLookup: true,
-    authorizationMode: ['AlwaysAllow'],
+    authorizationMode: ['RBAC'],
     runtimeConfig: [],
     maxRequestsInflight: 400,
     maxMutatingRequestsInflight: 200,

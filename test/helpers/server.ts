@@ -19,7 +19,7 @@ export interface TestResponse {
 
 /** A real server on a loopback port (plain HTTP), started in this process. */
 export async function startServer(opts: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const server = await createServer({ insecurePort: 0, ...opts }, { log: () => {} });
+  const server = await createServer({ insecurePort: 0, authorizationMode: ['AlwaysAllow'], ...opts }, { log: () => {} });
   const url = server.insecureUrl!;
   return {
     server,

@@ -46,7 +46,7 @@ test.before(async () => {
   });
   await seed(backend, 'secrets', 'old', tokenSecret('legacy-token-stale', 'legacy', 'legacy-uid', stale));
   await seed(backend, 'secrets', 'old', tokenSecret('gone-token-abcde', 'gone', 'gone-uid', stale));
-  server = await createServer({ insecurePort: 0, runtimeConfig: ['authentication.platform.io/v1beta1=true'] }, { backend, log: (m) => logs.push(m) });
+  server = await createServer({ insecurePort: 0, authorizationMode: ['AlwaysAllow'], runtimeConfig: ['authentication.platform.io/v1beta1=true'] }, { backend, log: (m) => logs.push(m) });
 });
 test.after.always(() => server?.close());
 

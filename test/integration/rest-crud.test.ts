@@ -52,7 +52,13 @@ for (const def of stored) {
     t.regex(listed.json.metadata.resourceVersion, /^\d+$/);
     t.true(listed.json.items.some((i: { metadata: { name: string } }) => i.metadata.name === name));
 
-    const replaced = await srv.req('PUT', `${coll}/${name}`, { ...got.json, metadata: { ...got.json.metadata, labels: { suite, step: 'replaced' } } });
+    // a controller may write the object meanwhile (the token controller adds a ServiceAccount's
+    // secret): read-modify-write with a retry on 409, as real clients do
+    let replaced = await srv.req('PUT', `${coll}/${name}`, { ...got.json, metadata: { ...got.json.metadata, labels: { suite, step: 'replaced' } } });
+    for (let i = 0; replaced.status === 409 && i < 5; i++) {
+      const fresh = (await srv.req('GET', `${coll}/${name}`)).json;
+      replaced = await srv.req('PUT', `${coll}/${name}`, { ...fresh, metadata: { ...fresh.metadata, labels: { suite, step: 'replaced' } } });
+    }
     t.is(replaced.status, 200, replaced.text);
     t.is(replaced.json.metadata.labels.step, 'replaced');
     t.true(Number(replaced.json.metadata.resourceVersion) > Number(created.json.metadata.resourceVersion));
