@@ -1,0 +1,79 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { ServerOptions } from '../config/options.ts';
+import { buildTlsServerOptions } from '../authn/tls.ts';
+import { selfSignedServingCert } from '../certs/pki.ts';
+import type { ServerAddress } from '../registry/discovery.ts';
+
+export interface Listeners {
+  insecureUrl?: string;
+  secureUrl?: string;
+  close(): Promise<void>;
+}
+
+function listen(srv: http.Server | https.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(port, host, () => {
+      srv.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function bracket(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The insecure (plain HTTP, --insecure-port) and secure (HTTPS, --secure-port) listeners, both serving
+ * the same app: no listener skips a step of the chain. Each started listener is added to `addresses`.
+ */
+export async function startListeners(callback: http.RequestListener, options: ServerOptions, addresses: ServerAddress[]): Promise<Listeners> {
+  const servers: Array<http.Server | https.Server> = [];
+  const out: Listeners = {
+    async close() {
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+  try {
+    if (options.insecurePort !== undefined) {
+      const srv = http.createServer(callback);
+      servers.push(srv);
+      await listen(srv, options.insecurePort, options.insecureBindAddress);
+      const port = (srv.address() as AddressInfo).port;
+      out.insecureUrl = `http://${bracket(options.insecureBindAddress)}:${port}`;
+      addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${options.insecureBindAddress}:${port}` });
+    }
+    if (options.securePort !== undefined) {
+      let certFile = options.tlsCertFile;
+      let keyFile = options.tlsPrivateKeyFile;
+      if (!certFile || !keyFile) {
+        if (certFile || keyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
+        ({ certFile, keyFile } = selfSignedServingCert(options.certDir));
+      }
+      // offer both client CAs: Go clients only present a certificate whose issuer the server names
+      const clientCaFiles = [options.clientCaFile, options.requestheaderClientCaFile].filter((f): f is string => !!f);
+      const srv = https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback);
+      servers.push(srv);
+      await listen(srv, options.securePort, options.bindAddress);
+      const port = (srv.address() as AddressInfo).port;
+      const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;
+      out.secureUrl = `https://${bracket(host)}:${port}`;
+      addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${host}:${port}` });
+    }
+  } catch (e) {
+    await out.close();
+    throw e;
+  }
+  return out;
+}

@@ -1,0 +1,62 @@
+import type Koa from 'koa';
+import Router from '@koa/router';
+import type { Catalogue } from '../api/catalogue.ts';
+import { CodecRegistry, jsonCodec } from '../codec/codecs.ts';
+import { errors } from '../request/errors.ts';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
+import { contentHash, openApiV2Document, openApiV3Document, openApiV3Index } from '../registry/openapi.ts';
+import { respond } from './respond.ts';
+import type { RequestState } from './state.ts';
+
+type Ctx = Koa.ParameterizedContext<RequestState>;
+
+/** The non-resource paths: discovery, OpenAPI, /version, /healthz. `addresses` fills in as listeners start. */
+export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, addresses: ServerAddress[]): ReturnType<Router<RequestState>['routes']> {
+  const router = new Router<RequestState>();
+  const send = (ctx: Ctx, body: unknown) => respond(ctx, codecs, 200, body);
+  router.get('/api', (ctx) => send(ctx, apiVersions(addresses)));
+  router.get('/apis', (ctx) => send(ctx, apiGroupList(catalogue, addresses)));
+  router.get('/apis/:group', (ctx) => {
+    const g = apiGroup(catalogue, ctx.params.group, addresses);
+    if (!g) throw errors.routeNotFound();
+    send(ctx, g);
+  });
+  router.get('/api/:version', (ctx) => {
+    if (!catalogue.servesGroupVersion('', ctx.params.version)) throw errors.routeNotFound();
+    send(ctx, apiResourceList(catalogue, '', ctx.params.version));
+  });
+  router.get('/apis/:group/:version', (ctx) => {
+    if (!catalogue.servesGroupVersion(ctx.params.group, ctx.params.version)) throw errors.routeNotFound();
+    send(ctx, apiResourceList(catalogue, ctx.params.group, ctx.params.version));
+  });
+
+  // OpenAPI documents never change while a server runs: built once, served by content hash.
+  const openApiCodecs = new CodecRegistry().register(jsonCodec);
+  const v3Docs = new Map<string, { doc: unknown; hash: string }>();
+  const v3Key = (g: string, v: string) => (g ? `apis/${g}/${v}` : `api/${v}`);
+  for (const gv of catalogue.groupVersions) {
+    const doc = openApiV3Document(catalogue, gv.group, gv.version);
+    v3Docs.set(v3Key(gv.group, gv.version), { doc, hash: contentHash(doc) });
+  }
+  const v3Index = openApiV3Index(catalogue, (g, v) => v3Docs.get(v3Key(g, v))!.hash);
+  const v2Doc = openApiV2Document(catalogue);
+  const sendOpenApi = (ctx: Ctx, doc: unknown, cache = 'no-cache, private') => {
+    ctx.set('Cache-Control', cache);
+    respond(ctx, openApiCodecs, 200, doc);
+  };
+  router.get('/openapi/v3', (ctx) => sendOpenApi(ctx, v3Index));
+  router.get(/^\/openapi\/v3\/(.+)$/, (ctx) => {
+    const entry = v3Docs.get(ctx.path.slice('/openapi/v3/'.length));
+    if (!entry) throw errors.routeNotFound();
+    sendOpenApi(ctx, entry.doc, ctx.query.hash === entry.hash ? 'public, immutable' : 'no-cache, private');
+  });
+  router.get('/openapi/v2', (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get('/swagger.json', (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get(/^\/swaggerapi(\/.*)?$/, (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get('/version', (ctx) => send(ctx, versionInfo));
+  router.get('/healthz', (ctx) => {
+    ctx.type = 'text/plain';
+    ctx.body = 'ok';
+  });
+  return router.routes();
+}
