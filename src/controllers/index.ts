@@ -52,6 +52,10 @@ interface KeyMaterial {
 function keyMaterial(options: ServerOptions, log: (msg: string) => void): KeyMaterial {
   const keys = readServiceAccountKeys(options.serviceAccountKeyFile);
   if (keys.signing) return { signing: Promise.resolve(keys.signing), verifying: Promise.resolve(keys.verifying) };
+  if (options.storageBackend === 'etcd3' || options.storageBackend === 'etcd') {
+    // servers sharing etcd must sign with one key, or each would keep re-issuing the others' tokens
+    throw new Error('--storage-backend=etcd3 needs --service-account-key-file with a private key shared by every server on the cluster');
+  }
   log(
     options.serviceAccountKeyFile.length > 0
       ? 'portcullis: --service-account-key-file holds no private key; service account tokens are signed with a generated in-memory key and stop working when the server stops'

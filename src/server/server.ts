@@ -3,6 +3,7 @@ import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
 import { defaultCodecs } from '../codec/codecs.ts';
 import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
 import type { UserInfo } from '../authn/types.ts';
+import { StatusError } from '../request/errors.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { BuiltAuthorizer } from '../authz/build.ts';
@@ -143,6 +144,11 @@ async function bootstrapNamespaces(store: Store, registry: GenericRegistry, cata
   const def = catalogue.lookup('', 'v1', 'namespaces')!;
   for (const name of systemNamespaces) {
     if (store.get(registry.keyOf(def, '', name))) continue;
-    await registry.create({ def, namespace: '', name: '', subresource: '', query: new URLSearchParams(), user: system, body: { metadata: { name } } });
+    try {
+      await registry.create({ def, namespace: '', name: '', subresource: '', query: new URLSearchParams(), user: system, body: { metadata: { name } } });
+    } catch (e) {
+      // another server on the same etcd created it first
+      if (!(e instanceof StatusError && e.code === 409)) throw e;
+    }
   }
 }

@@ -50,6 +50,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
+/** One HTTP request against `base`; the body is parsed as JSON when it is JSON. */
 export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {

@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { CodecRegistry } from '../../codec/codecs.ts';
 import { errors, StatusError } from '../../request/errors.ts';
+import { BackendExpired } from '../../store/backend.ts';
 import { respondError } from '../respond.ts';
 
 /** Outermost: every failure below becomes a Status object; unknown errors are 500s, logged without detail leaks. */
@@ -11,7 +12,10 @@ export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => voi
     } catch (e) {
       let err: StatusError;
       if (e instanceof StatusError) err = e;
-      else {
+      else if (e instanceof BackendExpired) {
+        // the storage watch fell behind a compaction: this server cannot write consistently any more
+        err = errors.serviceUnavailable(`storage is unavailable: ${e.message}; restart the server to reload its state`);
+      } else {
         log(`internal error on ${ctx.method} ${ctx.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         err = errors.internal(e);
       }
