@@ -34,17 +34,24 @@ process.once('exit', () => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port below the kernel's ephemeral range (32768+): a port taken from that range can be handed
+ * to some client's outgoing connection before etcd binds it.
+ */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canBind(port)) return port;
+  }
 }
 
 async function waitHealthy(clientUrl: string, child: ChildProcess, output: () => string, timeoutMs: number) {
@@ -70,6 +77,17 @@ function waitExit(child: ChildProcess): Promise<void> {
 
 /** Starts a `size`-member etcd cluster (1 by default) and resolves once every member is healthy. */
 export async function startEtcd(size = 1): Promise<EtcdCluster> {
+  // a port can still be taken between the check and etcd's bind: start again on fresh ports
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce(size);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof Error && /address already in use/.test(e.message))) throw e;
+    }
+  }
+}
+
+async function startEtcdOnce(size: number): Promise<EtcdCluster> {
   if (!existsSync(etcdBinary)) {
     throw new Error(`etcd binary not found at ${etcdBinary}: install the Debian package etcd-server (or set ETCD_BIN)`);
   }
