@@ -36,6 +36,7 @@ export interface RestResponse {
 type Mutable = ApiObject & JsonObject;
 
 const MAX_UPDATE_RETRIES = 5;
+const MAX_GENERATE_NAME_ATTEMPTS = 8;
 
 /** `metadata.resourceVersion` as the store revision number; 400 if it is not a number. */
 export function parseResourceVersion(rv: string | undefined): number | undefined {
@@ -121,19 +122,24 @@ export class GenericRegistry {
 
     const ns = def.namespaced ? (meta.namespace as string) : '';
     await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user });
-    try {
-      const stored = await this.store.create(this.keyOf(def, ns, meta.name!), obj);
-      return { status: 201, body: forResponse(def, stored) };
-    } catch (e) {
-      if (e instanceof BackendConflict && e.kind === 'exists') {
-        if (generated) throw errors.serverTimeout({ group: def.group, resource: def.kind }, 'POST');
+    // a generated name can collide (5 random characters): draw again a few times, as modern servers do
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const stored = await this.store.create(this.keyOf(def, ns, meta.name!), obj);
+        return { status: 201, body: forResponse(def, stored) };
+      } catch (e) {
+        if (!(e instanceof BackendConflict && e.kind === 'exists')) throw e;
+        if (generated) {
+          if (attempt >= MAX_GENERATE_NAME_ATTEMPTS) throw errors.serverTimeout({ group: def.group, resource: def.kind }, 'POST');
+          meta.name = generateName(meta.generateName!);
+          continue;
+        }
         const existing = this.store.get(this.keyOf(def, ns, meta.name!));
         if (existing?.metadata.deletionTimestamp) {
           throw errors.conflict(this.gr(def), meta.name!, 'object is being deleted: ' + `${this.grs(def)} "${meta.name}" already exists`);
         }
         throw errors.alreadyExists(this.gr(def), meta.name!);
       }
-      throw e;
     }
   }
 
