@@ -1,11 +1,69 @@
 // Decision cache in front of a policy evaluator. Entries carry the policy generation they were
 // computed under; bumping the generation (every policy change) invalidates all of them at once.
+//
+// Why not one Map keyed by a string of every field: building that string and hashing it cost more
+// than the rest of a cached decision. Instead: the user name (a Map key, hashed natively) leads to
+// the user's decisions, keyed by a numeric hash of the groups and the request attributes; every
+// field is compared on a hit, so a hash collision can never answer for another request. Collision
+// chains are capped, so crafted collisions cost a bounded scan, never a wrong answer.
 import type { Decision } from './types.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { AuthzAttributes } from './types.ts';
 
+/** At most this many entries share one hash (beyond: not cached). */
+const MAX_CHAIN = 8;
+
+interface Entry {
+  readonly groups: readonly string[];
+  /** JSON of user.extra when the policy reads it, else undefined. */
+  readonly extra: string | undefined;
+  readonly isResource: boolean;
+  readonly verb: string;
+  readonly namespace: string;
+  readonly apiGroup: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly name: string;
+  readonly path: string;
+  readonly decision: Decision;
+  next: Entry | undefined;
+}
+
+function hashString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return Math.imul(h ^ 0xff, 16777619); // field separator: ("ab","c") ≠ ("a","bc")
+}
+
+/** FNV-1a over the groups and the attributes a decision depends on (apiVersion is not one). */
+function requestHash(groups: readonly string[], a: AuthzAttributes): number {
+  let h = 2166136261;
+  for (let i = 0; i < groups.length; i++) h = hashString(h, groups[i]);
+  if (a.isResourceRequest) {
+    h = hashString(h ^ 1, a.verb); h = hashString(h, a.namespace); h = hashString(h, a.apiGroup);
+    h = hashString(h, a.resource); h = hashString(h, a.subresource); h = hashString(h, a.name);
+  } else {
+    h = hashString(h ^ 2, a.verb); h = hashString(h, a.path);
+  }
+  return h & 0x3fffffff; // stays a small integer: the cheapest Map key
+}
+
+function sameGroups(x: readonly string[], y: readonly string[]): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+function matches(e: Entry, user: UserInfo, extra: string | undefined, a: AuthzAttributes): boolean {
+  if (e.verb !== a.verb || e.extra !== extra || !sameGroups(e.groups, user.groups)) return false;
+  if (!a.isResourceRequest) return !e.isResource && e.path === a.path;
+  return e.isResource && e.namespace === a.namespace && e.resource === a.resource && e.name === a.name
+    && e.apiGroup === a.apiGroup && e.subresource === a.subresource;
+}
+
 export class DecisionCache {
-  private map = new Map<string, Decision>();
+  /** user name → request hash → entries. */
+  private users = new Map<string, Map<number, Entry>>();
+  private count = 0;
   private gen = 0;
 
   constructor(private readonly max = 65536) {}
@@ -17,30 +75,49 @@ export class DecisionCache {
   /** Forget everything (policy changed). */
   invalidate(): void {
     this.gen++;
-    this.map = new Map();
+    this.clear();
   }
 
-  get(key: string): Decision | undefined {
-    return this.map.get(key);
+  private clear(): void {
+    this.users = new Map();
+    this.count = 0;
   }
 
-  set(key: string, d: Decision, generation: number): void {
+  /** The cached decision for this user and request, if any. */
+  get(user: UserInfo, a: AuthzAttributes, withExtra: boolean): Decision | undefined {
+    const byHash = this.users.get(user.name);
+    if (byHash === undefined) return undefined;
+    const extra = withExtra && user.extra ? JSON.stringify(user.extra) : undefined;
+    for (let e = byHash.get(requestHash(user.groups, a)); e !== undefined; e = e.next) {
+      if (matches(e, user, extra, a)) return e.decision;
+    }
+    return undefined;
+  }
+
+  /** Remembers a decision computed under `generation` (dropped if the policy changed since). */
+  set(user: UserInfo, a: AuthzAttributes, withExtra: boolean, d: Decision, generation: number): void {
     if (generation !== this.gen) return; // computed under an older policy
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
-    this.map.set(key, d);
+    if (this.count >= this.max) this.clear();
+    const extra = withExtra && user.extra ? JSON.stringify(user.extra) : undefined;
+    let byHash = this.users.get(user.name);
+    if (byHash === undefined) this.users.set(user.name, (byHash = new Map()));
+    const h = requestHash(user.groups, a);
+    const head = byHash.get(h);
+    let n = 0;
+    for (let e = head; e !== undefined; e = e.next) {
+      if (matches(e, user, extra, a)) return;
+      n++;
+    }
+    if (n >= MAX_CHAIN) return;
+    byHash.set(h, {
+      groups: user.groups.slice(), // the caller's array is not ours to keep
+      extra, isResource: a.isResourceRequest, verb: a.verb, namespace: a.namespace, apiGroup: a.apiGroup,
+      resource: a.resource, subresource: a.subresource, name: a.name, path: a.path, decision: d, next: head,
+    });
+    this.count++;
   }
 
   get size(): number {
-    return this.map.size;
+    return this.count;
   }
-}
-
-/** Key over everything a decision depends on; extra only when the policy may read it. */
-export function decisionKey(user: UserInfo, a: AuthzAttributes, withExtra: boolean): string {
-  const g = user.groups.length === 1 ? user.groups[0] : user.groups.join('\u0001');
-  let k = a.isResourceRequest
-    ? user.name + '\u0000' + g + '\u0000r' + a.verb + '\u0000' + a.namespace + '\u0000' + a.apiGroup + '\u0000' + a.resource + '\u0000' + a.subresource + '\u0000' + a.name
-    : user.name + '\u0000' + g + '\u0000n' + a.verb + '\u0000' + a.path;
-  if (withExtra && user.extra) k += '\u0000' + JSON.stringify(user.extra);
-  return k;
 }

@@ -2,8 +2,8 @@
 // cache and atomic policy swaps: a new evaluator replaces the old one only once it has loaded.
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer, AuthzAttributes, Decision } from './types.ts';
-import { DecisionCache, decisionKey } from './cache.ts';
-import { subjectAccessReviewJson } from './sar.ts';
+import { DecisionCache } from './cache.ts';
+import { flatRequest, subjectAccessReviewJson } from './sar.ts';
 import { PolicyEvaluator } from '../policy/evaluator.ts';
 import { toData, type CompiledPolicy, type DataPatch } from '../policy/format.ts';
 
@@ -31,22 +31,20 @@ export class PolicyAuthorizer implements Authorizer {
 
   authorize(user: UserInfo, attrs: AuthzAttributes): Decision {
     const cache = this.cache;
-    let key = '';
     if (cache) {
-      key = decisionKey(user, attrs, this.readsExtra);
-      const hit = cache.get(key);
+      const hit = cache.get(user, attrs, this.readsExtra);
       if (hit) return hit;
     }
     const gen = cache?.generation ?? 0;
     let d: Decision;
     try {
-      const u = this.readsExtra || !user.extra ? user : { name: user.name, groups: user.groups };
-      const input = subjectAccessReviewJson(u, attrs);
-      d = this.ev.decideJson(input);
+      // a policy that reads spec.extra gets the whole review; otherwise the flat request, which our
+      // engine takes without JSON (decideRequest falls back to the review for other modules)
+      d = this.readsExtra && user.extra ? this.ev.decideJson(subjectAccessReviewJson(user, attrs)) : this.ev.decideRequest(flatRequest(user, attrs));
     } catch (e) {
       return { allowed: false, reason: '', error: `${this.name}: ${e instanceof Error ? e.message : String(e)}` };
     }
-    cache?.set(key, d, gen);
+    cache?.set(user, attrs, this.readsExtra, d, gen);
     return d;
   }
 

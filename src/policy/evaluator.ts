@@ -3,12 +3,16 @@
 //  - evaluate(): the SDK's own evaluate (generic, JSON in / result set out);
 //  - decideJson(): the ABI 1.2 one-call path (opa_eval) with the input written straight into
 //    linear memory and the result decoded by Node's Buffer — the SDK's heap convention exactly
-//    (input at the data heap pointer, arena after it), minus its per-call object churn.
+//    (input at the data heap pointer, arena after it), minus its per-call object churn;
+//  - decideRequest(): our engine's own export (portcullis_decide) over the same instance: the
+//    request as NUL-separated fields instead of JSON, the answer as the address of the allowing
+//    grant's reason (its text memoized until the data changes). Same heap convention; no JSON at all.
 import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DataPatch } from './format.ts';
+import { NO_MATCH_REASON, type DataPatch } from './format.ts';
+import { sarJson, type FlatRequest } from './sar.ts';
 
 export const ENGINE_ENTRYPOINT = 'portcullis/authz';
 
@@ -22,7 +26,12 @@ interface AbiExports {
   opa_heap_ptr_set: (p: number) => void;
   opa_value_add_path?: (base: number, path: number, value: number) => number;
   opa_value_remove_path?: (base: number, path: number) => number;
+  portcullis_decide?: (data: number, input: number, len: number, heap: number, nGroups: number, resource: number) => number;
 }
+
+const NO_MATCH: PolicyDecision = Object.freeze({ allowed: false, reason: NO_MATCH_REASON });
+/** portcullis_decide's "the fields did not split as announced" (a field held a NUL). */
+const FIELDS_MISMATCH = 1;
 
 /** The SDK's LoadedPolicy fields this module relies on (public properties of the class). */
 interface LoadedPolicyState {
@@ -67,6 +76,9 @@ export class PolicyEvaluator {
   private readonly abi: AbiExports;
   private bufOf: ArrayBuffer | null = null;
   private buf: Buffer = Buffer.alloc(0);
+  private u32: Uint32Array = new Uint32Array(0);
+  /** Reason address → decision, for the fast path; cleared whenever the data changes. */
+  private byReason = new Map<number, PolicyDecision>();
   /** Bytes of data region right after the last full setData; patches beyond 2× trigger compaction. */
   private dataSize = 0;
   private baseHeap = 0;
@@ -103,8 +115,7 @@ export class PolicyEvaluator {
   }
 
   setData(data: unknown): void {
-    const heapBefore = this.abi.opa_heap_ptr_get();
-    void heapBefore;
+    this.byReason.clear();
     this.policy.setData(data as object);
     this.dataSize = this.st.dataHeapPtr;
   }
@@ -120,8 +131,50 @@ export class PolicyEvaluator {
     if (this.bufOf !== mem.buffer) {
       this.bufOf = mem.buffer;
       this.buf = Buffer.from(mem.buffer);
+      this.u32 = new Uint32Array(mem.buffer);
     }
     return this.buf;
+  }
+
+  /** Whether decideRequest takes the engine's compact path (our engine) or the JSON one. */
+  get fastPath(): boolean {
+    return typeof this.abi.portcullis_decide === 'function';
+  }
+
+  /**
+   * Decides a flat request. With our engine: the fields are written once, NUL-separated, and the
+   * engine answers with the address of the reason; any other module: the SubjectAccessReview JSON.
+   * The same decision either way (the differential tests check both against the reference).
+   */
+  decideRequest(r: FlatRequest): PolicyDecision {
+    const fn = this.abi.portcullis_decide;
+    if (fn === undefined) return this.decideJson(sarJson(r));
+    let s = r.isResource
+      ? r.user + '\0' + r.namespace + '\0' + r.verb + '\0' + r.apiGroup + '\0' + r.resource + '\0' + r.subresource + '\0' + r.name
+      : r.user + '\0' + r.path + '\0' + r.verb;
+    const groups = r.groups;
+    for (let i = 0; i < groups.length; i++) s += '\0' + groups[i];
+    const at = this.st.dataHeapPtr;
+    let buf = this.buf;
+    const need = at + s.length * 3 + 8;
+    if (need > buf.length || this.bufOf !== this.st.mem.buffer) buf = this.memory(need);
+    const len = buf.write(s, at, 'utf8');
+    let ret: number;
+    try {
+      ret = fn(this.st.dataAddr, at, len, at + len, groups.length, r.isResource ? 1 : 0);
+    } catch (e) {
+      throw e instanceof Error ? e : new Error(`policy evaluation aborted: ${String(e)}`);
+    }
+    if (ret === 0) return NO_MATCH;
+    if (ret === FIELDS_MISMATCH) return this.decideJson(sarJson(r));
+    let d = this.byReason.get(ret);
+    if (d === undefined) {
+      buf = this.memory(0);
+      const p = this.u32[(ret + 8) >>> 2];
+      d = Object.freeze({ allowed: true, reason: buf.toString('utf8', p, p + this.u32[(ret + 4) >>> 2]) });
+      this.byReason.set(ret, d);
+    }
+    return d;
   }
 
   /** Evaluates an input given as JSON text; returns the raw result set. */
@@ -203,6 +256,7 @@ export class PolicyEvaluator {
    * from replaced values exceeds the live size, `full` (if given) rebuilds the data from scratch.
    */
   patch(patches: DataPatch[], full?: () => unknown): void {
+    this.byReason.clear();
     if (!this.patchable) {
       if (!full) throw new Error('this policy module cannot be patched; full data is required');
       this.setData(full());

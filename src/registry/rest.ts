@@ -12,6 +12,7 @@ import type { Store } from '../store/store.ts';
 import { runAdmission, type AdmissionPlugin } from './admission.ts';
 import { collectionPath, exportObject, forListItem, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
+import { ListBody } from './list-body.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
 import { applyPatch, patchTypeOf } from './patch/index.ts';
 import { mergeRulesFor } from '../api/merge-rules.ts';
@@ -81,17 +82,9 @@ export class GenericRegistry {
     const strategy = strategyFor(req.def.kind);
     const matches = listFilter(req.def, strategy, req.query);
     const { revision, items } = this.store.list(req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined);
-    const out: ApiObject[] = [];
-    for (const it of items) if (matches(it)) out.push(forListItem(req.def, it));
-    return {
-      status: 200,
-      body: {
-        kind: req.def.listKind,
-        apiVersion: apiVersionOf(req.def),
-        metadata: { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(revision) },
-        items: out,
-      },
-    };
+    const selected = items.filter(matches);
+    const head = { kind: req.def.listKind, apiVersion: apiVersionOf(req.def), metadata: { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(revision) } };
+    return { status: 200, body: new ListBody(req.def, head, selected) };
   }
 
   // ---------- create ----------
@@ -369,8 +362,8 @@ export class GenericRegistry {
 
   async deleteCollection(req: RestRequest): Promise<RestResponse> {
     parseDeleteOptions(req.body, req.query);
-    const listed = this.list(req).body as { items: ApiObject[]; metadata: ObjectMeta };
-    for (const item of listed.items) {
+    const listed = this.list(req).body as ListBody;
+    for (const item of listed.stored) {
       try {
         await this.delete({ ...req, body: undefined, query: new URLSearchParams(), namespace: item.metadata.namespace ?? '', name: item.metadata.name! });
       } catch (e) {

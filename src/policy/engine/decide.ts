@@ -5,7 +5,8 @@
 // best; the answer is the matching grant with the smallest "o" (= first matching ABAC line).
 import {
   T_STRING, T_ARRAY, T_OBJECT, T_BOOL, T_NUMBER,
-  typeOf, strLen, strPtr, arrCount, arrAt, get, lit, strEq, bytesEq, objFindBytes, objVal,
+  typeOf, strLen, strPtr, arrCount, arrAt, get, getK, lit, internLit, strEq, bytesEq, objFindBytes, objVal,
+  numberOrder, newString, newArray,
 } from './value';
 
 let EMPTY: usize = 0;
@@ -22,14 +23,14 @@ export let BAD_INPUT: usize = 0;
 
 export function initKeys(): void {
   EMPTY = lit('');
-  K_SPEC = lit('spec'); K_USER = lit('user'); K_GROUP = lit('group'); K_GROUPS = lit('groups');
-  K_RA = lit('resourceAttributes'); K_NRA = lit('nonResourceAttributes'); K_NAMESPACE = lit('namespace');
-  K_VERB = lit('verb'); K_RESOURCE = lit('resource'); K_SUBRESOURCE = lit('subresource'); K_NAME = lit('name');
-  K_PATH = lit('path'); K_PORTCULLIS = lit('portcullis'); K_SCOPES = lit('scopes'); K_ROLES = lit('roles');
-  K_USERS = lit('users'); K_ANY = lit('any'); K_O = lit('o'); K_REASON = lit('reason'); K_RULES = lit('rules');
-  K_ROLE = lit('role'); K_VERBS = lit('verbs'); K_APIGROUPS = lit('apiGroups'); K_RESOURCES = lit('resources');
-  K_RESOURCENAMES = lit('resourceNames'); K_NAMESPACES = lit('namespaces'); K_URLS = lit('nonResourceURLs');
-  K_ANYSUB = lit('anySubresource'); K_STAR = lit('*');
+  K_SPEC = internLit('spec'); K_USER = internLit('user'); K_GROUP = internLit('group'); K_GROUPS = internLit('groups');
+  K_RA = internLit('resourceAttributes'); K_NRA = internLit('nonResourceAttributes'); K_NAMESPACE = internLit('namespace');
+  K_VERB = internLit('verb'); K_RESOURCE = internLit('resource'); K_SUBRESOURCE = internLit('subresource'); K_NAME = internLit('name');
+  K_PATH = internLit('path'); K_PORTCULLIS = internLit('portcullis'); K_SCOPES = internLit('scopes'); K_ROLES = internLit('roles');
+  K_USERS = internLit('users'); K_ANY = internLit('any'); K_O = internLit('o'); K_REASON = internLit('reason'); K_RULES = internLit('rules');
+  K_ROLE = internLit('role'); K_VERBS = internLit('verbs'); K_APIGROUPS = internLit('apiGroups'); K_RESOURCES = internLit('resources');
+  K_RESOURCENAMES = internLit('resourceNames'); K_NAMESPACES = internLit('namespaces'); K_URLS = internLit('nonResourceURLs');
+  K_ANYSUB = internLit('anySubresource'); K_STAR = internLit('*');
   NO_MATCH = lit('no policy matched');
   BAD_INPUT = lit('input is not a SubjectAccessReview (spec missing)');
 }
@@ -43,40 +44,81 @@ let rSub: usize = 0; let rName: usize = 0; let rPath: usize = 0;
 let combinedPtr: usize = 0; let combinedLen: u32 = 0; // "resource/subresource" (or resource)
 
 function str(o: usize, k: usize): usize {
-  let v = get(o, k);
+  let v = getK(o, k);
   return typeOf(v) == T_STRING ? v : EMPTY;
+}
+
+function setResource(ns: usize, verb: usize, group: usize, resource: usize, sub: usize, name: usize): void {
+  isResource = true;
+  rNs = ns; rVerb = verb; rGroup = group; rResource = resource; rSub = sub; rName = name;
+  rPath = EMPTY;
+  let rl = strLen(rResource);
+  let sl = strLen(rSub);
+  if (sl == 0) { combinedPtr = strPtr(rResource); combinedLen = rl; }
+  else {
+    combinedLen = rl + 1 + sl;
+    combinedPtr = __alloc(<usize>combinedLen);
+    memory.copy(combinedPtr, strPtr(rResource), <usize>rl);
+    store<u8>(combinedPtr + <usize>rl, 0x2f);
+    memory.copy(combinedPtr + <usize>rl + 1, strPtr(rSub), <usize>sl);
+  }
+}
+
+function setNonResource(path: usize, verb: usize): void {
+  isResource = false;
+  rPath = path; rVerb = verb;
+  rNs = EMPTY; rGroup = EMPTY; rResource = EMPTY; rSub = EMPTY; rName = EMPTY;
 }
 
 /** Reads the SubjectAccessReview; false when there is no spec object. */
 function readInput(input: usize): bool {
-  let spec = get(input, K_SPEC);
+  let spec = getK(input, K_SPEC);
   if (typeOf(spec) != T_OBJECT) return false;
   user = str(spec, K_USER);
-  groups = get(spec, K_GROUP);
-  if (typeOf(groups) != T_ARRAY) groups = get(spec, K_GROUPS);
+  groups = getK(spec, K_GROUP);
+  if (typeOf(groups) != T_ARRAY) groups = getK(spec, K_GROUPS);
   if (typeOf(groups) != T_ARRAY) groups = 0;
-  let ra = get(spec, K_RA);
+  let ra = getK(spec, K_RA);
   if (typeOf(ra) == T_OBJECT) {
-    isResource = true;
-    rNs = str(ra, K_NAMESPACE); rVerb = str(ra, K_VERB); rGroup = str(ra, K_GROUP);
-    rResource = str(ra, K_RESOURCE); rSub = str(ra, K_SUBRESOURCE); rName = str(ra, K_NAME);
-    rPath = EMPTY;
-    let rl = strLen(rResource);
-    let sl = strLen(rSub);
-    if (sl == 0) { combinedPtr = strPtr(rResource); combinedLen = rl; }
-    else {
-      combinedLen = rl + 1 + sl;
-      combinedPtr = __alloc(<usize>combinedLen);
-      memory.copy(combinedPtr, strPtr(rResource), <usize>rl);
-      store<u8>(combinedPtr + <usize>rl, 0x2f);
-      memory.copy(combinedPtr + <usize>rl + 1, strPtr(rSub), <usize>sl);
-    }
+    setResource(str(ra, K_NAMESPACE), str(ra, K_VERB), str(ra, K_GROUP), str(ra, K_RESOURCE), str(ra, K_SUBRESOURCE), str(ra, K_NAME));
   } else {
-    isResource = false;
-    let nra = get(spec, K_NRA);
-    rPath = str(nra, K_PATH); rVerb = str(nra, K_VERB);
-    rNs = EMPTY; rGroup = EMPTY; rResource = EMPTY; rSub = EMPTY; rName = EMPTY;
+    let nra = getK(spec, K_NRA);
+    setNonResource(str(nra, K_PATH), str(nra, K_VERB));
   }
+  return true;
+}
+
+/**
+ * Reads the compact request of the host's fast path: UTF-8 fields separated by NUL bytes —
+ * user, then namespace, verb, group, resource, subresource, name (resource requests) or path, verb
+ * (non-resource requests), then each group. The same request as the SubjectAccessReview with those
+ * fields (empty = absent). False when the field count is not 1 + fixed + nGroups (a field held a
+ * NUL byte): the host then uses the JSON path.
+ */
+export function readCompact(p: usize, len: u32, nGroups: u32, resource: bool): bool {
+  let fixed: u32 = resource ? 7 : 3;
+  let total = fixed + nGroups;
+  let fields = __alloc(<usize>total << 2);
+  let count: u32 = 0;
+  let start = p;
+  let end = p + <usize>len;
+  for (let q = p; q <= end; q++) {
+    if (q == end || load<u8>(q) == 0) {
+      if (count == total) return false;
+      store<u32>(fields + (<usize>count << 2), <u32>newString(start, <u32>(q - start)));
+      count++;
+      start = q + 1;
+    }
+  }
+  if (count != total) return false;
+  let f = fields;
+  user = <usize>load<u32>(f);
+  if (resource) {
+    setResource(<usize>load<u32>(f, 4), <usize>load<u32>(f, 8), <usize>load<u32>(f, 12), <usize>load<u32>(f, 16), <usize>load<u32>(f, 20), <usize>load<u32>(f, 24));
+  } else {
+    setNonResource(<usize>load<u32>(f, 4), <usize>load<u32>(f, 8));
+  }
+  groups = nGroups > 0 ? newArray(fields + (<usize>fixed << 2), nGroups) : 0;
   return true;
 }
 
@@ -122,17 +164,17 @@ function urlMatches(list: usize): bool {
 }
 
 function ruleMatches(rule: usize): bool {
-  if (!listHas(get(rule, K_VERBS), rVerb)) return false;
-  if (!isResource) return urlMatches(get(rule, K_URLS));
-  let nss = get(rule, K_NAMESPACES);
+  if (!listHas(getK(rule, K_VERBS), rVerb)) return false;
+  if (!isResource) return urlMatches(getK(rule, K_URLS));
+  let nss = getK(rule, K_NAMESPACES);
   if (nss != 0 && !listHas(nss, rNs)) return false;
-  if (!listHas(get(rule, K_APIGROUPS), rGroup)) return false;
-  let anySub = get(rule, K_ANYSUB);
-  let res = get(rule, K_RESOURCES);
+  if (!listHas(getK(rule, K_APIGROUPS), rGroup)) return false;
+  let anySub = getK(rule, K_ANYSUB);
+  let res = getK(rule, K_RESOURCES);
   if (typeOf(anySub) == T_BOOL && load<u32>(anySub, 4) != 0) {
     if (!listHas(res, rResource)) return false;
   } else if (!listMatches(res, combinedPtr, combinedLen, true)) return false;
-  let names = get(rule, K_RESOURCENAMES);
+  let names = getK(rule, K_RESOURCENAMES);
   if (typeOf(names) == T_ARRAY && arrCount(names) > 0) {
     if (!listMatches(names, strPtr(rName), strLen(rName), false)) return false;
   }
@@ -152,11 +194,11 @@ function hasGroup(g: usize): bool {
 let roles: usize = 0;
 
 function grantMatches(grant: usize): bool {
-  let cond = get(grant, K_GROUP);
+  let cond = getK(grant, K_GROUP);
   if (typeOf(cond) == T_STRING && !hasGroup(cond)) return false;
-  let rules = get(grant, K_RULES);
+  let rules = getK(grant, K_RULES);
   if (typeOf(rules) != T_ARRAY) {
-    let key = get(grant, K_ROLE);
+    let key = getK(grant, K_ROLE);
     if (typeOf(key) != T_STRING) return false;
     rules = get(roles, key);
     if (typeOf(rules) != T_ARRAY) return false; // missing role: no rules (a resolution error upstream)
@@ -166,18 +208,10 @@ function grantMatches(grant: usize): bool {
   return false;
 }
 
-/** Unsigned integer of a NUMBER value ("o"); non-numbers sort last. */
-function orderOf(v: usize): u32 {
-  if (typeOf(v) != T_NUMBER) return 0xffffffff;
-  let p = <usize>load<u32>(v, 4);
-  let n = load<u32>(v, 8);
-  let r: u32 = 0;
-  for (let i: u32 = 0; i < n; i++) {
-    let c = <u32>load<u8>(p + <usize>i);
-    if (c < 0x30 || c > 0x39) break;
-    r = r * 10 + (c - 0x30);
-  }
-  return r;
+/** Unsigned integer of a NUMBER value ("o", read at parse); non-numbers sort last. */
+// @ts-ignore: decorator
+@inline function orderOf(v: usize): u32 {
+  return typeOf(v) == T_NUMBER ? numberOrder(v) : 0xffffffff;
 }
 
 let bestOrder: u32 = 0;
@@ -188,7 +222,7 @@ function scanList(list: usize): void {
   let c = arrCount(list);
   for (let i: u32 = 0; i < c; i++) {
     let grant = arrAt(list, i);
-    let o = orderOf(get(grant, K_O));
+    let o = orderOf(getK(grant, K_O));
     if (o >= bestOrder) return;
     if (grantMatches(grant)) { bestOrder = o; bestGrant = grant; return; }
   }
@@ -196,8 +230,8 @@ function scanList(list: usize): void {
 
 function scanScope(idx: usize): void {
   if (typeOf(idx) != T_OBJECT) return;
-  scanList(get(get(idx, K_USERS), user));
-  let byGroup = get(idx, K_GROUPS);
+  scanList(get(getK(idx, K_USERS), user));
+  let byGroup = getK(idx, K_GROUPS);
   if (groups != 0 && typeOf(byGroup) == T_OBJECT) {
     let c = arrCount(groups);
     for (let i: u32 = 0; i < c; i++) {
@@ -205,7 +239,7 @@ function scanScope(idx: usize): void {
       if (typeOf(g) == T_STRING) scanList(get(byGroup, g));
     }
   }
-  scanList(get(idx, K_ANY));
+  scanList(getK(idx, K_ANY));
 }
 
 /** Decides; returns the reason string value, and sets `allowed`. */
@@ -214,18 +248,24 @@ export let allowed = false;
 export function decide(data: usize, input: usize): usize {
   allowed = false;
   if (!readInput(input)) return BAD_INPUT;
-  let root = get(data, K_PORTCULLIS);
-  let scopes = get(root, K_SCOPES);
-  roles = get(root, K_ROLES);
+  return decideRequest(data);
+}
+
+/** Decides the request already read (readInput or readCompact). */
+export function decideRequest(data: usize): usize {
+  allowed = false;
+  let root = getK(data, K_PORTCULLIS);
+  let scopes = getK(root, K_SCOPES);
+  roles = getK(root, K_ROLES);
   bestOrder = 0xffffffff;
   bestGrant = 0;
-  scanScope(get(scopes, K_STAR));
+  scanScope(getK(scopes, K_STAR));
   if (isResource && strLen(rNs) > 0 && typeOf(scopes) == T_OBJECT) {
     let i = objFindBytes(scopes, strPtr(rNs), strLen(rNs));
     if (i >= 0) scanScope(objVal(scopes, <u32>i));
   }
   if (bestGrant == 0) return NO_MATCH;
   allowed = true;
-  let reason = get(bestGrant, K_REASON);
+  let reason = getK(bestGrant, K_REASON);
   return typeOf(reason) == T_STRING ? reason : EMPTY;
 }

@@ -6,7 +6,7 @@ import {
   newNumberText, newBool, newArray, lit, strLen, strPtr,
 } from './value';
 import { parseJson, dumpJson, writeEscaped, escapedLength } from './json';
-import { initKeys, decide, allowed } from './decide';
+import { initKeys, decide, decideRequest, readCompact, allowed } from './decide';
 
 @external("env", "opa_abort")
 declare function opa_abort(addr: usize): void;
@@ -146,6 +146,20 @@ export function opa_eval(reserved: i32, entrypoint: i32, data: usize, input: usi
   p = writeEscaped(p, strPtr(reason), strLen(reason));
   store<u8>(put(p, OUT_TAIL), 0);
   return out;
+}
+
+/**
+ * Portcullis's own fast path (not part of the OPA ABI; the SDK never calls it): the request as
+ * NUL-separated fields (see readCompact) at [input, input+len), arena from heapPtr. Returns the
+ * reason string value of the allowing grant (it lives in the data, so the host may memoize its
+ * text by address until the data changes), 0 for "no policy matched", or 1 when the fields did not
+ * split as announced (the host falls back to opa_eval).
+ */
+export function portcullis_decide(data: usize, input: usize, len: usize, heapPtr: usize, nGroups: u32, resource: i32): usize {
+  heapOffset = (heapPtr + 7) & ~7;
+  if (!readCompact(input, <u32>len, nGroups, resource != 0)) return 1;
+  let reason = decideRequest(data);
+  return allowed ? reason : 0;
 }
 
 // The context path (ABI 1.0/1.1 hosts): ctx = [input, data, entrypoint, result].

@@ -4,7 +4,7 @@
 import {
   T_NULL, T_BOOL, T_NUMBER, T_STRING, T_ARRAY, T_OBJECT,
   typeOf, strLen, strPtr, arrCount, arrAt, objCount, objKey, objVal,
-  newNull, newBool, newNumberText, newString, newArray, newObject,
+  newNull, newBool, newNumberText, newString, newArray, newObject, intern,
 } from './value';
 
 let pos: usize = 0;
@@ -162,6 +162,7 @@ function parseObject(): usize {
     if (peek() != 0x22) { failed = true; return 0; }
     let k = parseString();
     if (failed) return 0;
+    k = intern(k);
     skipWs();
     if (peek() != 0x3a) { failed = true; return 0; }
     pos++;

@@ -1,12 +1,15 @@
 // JSON values in linear memory. Layout (4-byte fields, type tag first, numbering as OPA's opa_value):
 //   NULL   [1]
 //   BOOL   [2, 0|1]
-//   NUMBER [3, textPtr, textLen]           (raw JSON text: dumping is a copy, no float formatting)
+//   NUMBER [3, textPtr, textLen, order]    (raw JSON text: dumping is a copy, no float formatting;
+//                                           order = value of the leading digits, read once at parse)
 //   STRING [4, len, bytesPtr]              (UTF-8; often points into the parsed source, zero-copy)
 //   ARRAY  [5, count, elemsPtr]            (elems: count value pointers)
 //   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity]
 // Objects keep insertion order; those with more than SMALL_OBJECT keys also get an open-addressing
 // hash index (slots hold entry+1) so data maps keyed by user or group cost O(1) per lookup.
+// Object keys spelled like one of the engine's own key names (internLit) are replaced by that one
+// canonical value when parsed or set, so the engine finds its keys by pointer compare (getK).
 
 export const T_NULL: u32 = 1;
 export const T_BOOL: u32 = 2;
@@ -40,9 +43,25 @@ export function newBool(b: bool): usize {
   let v = __alloc(8); store<u32>(v, T_BOOL); store<u32>(v, b ? 1 : 0, 4); return v;
 }
 
-export function newNumberText(ptr: usize, len: u32): usize {
-  let v = __alloc(12); store<u32>(v, T_NUMBER); store<u32>(v, <u32>ptr, 4); store<u32>(v, len, 8); return v;
+/** Unsigned value of the leading decimal digits (the grant order "o"); 0 when there are none. */
+function leadingDigits(p: usize, n: u32): u32 {
+  let r: u32 = 0;
+  for (let i: u32 = 0; i < n; i++) {
+    let c = <u32>load<u8>(p + <usize>i);
+    if (c < 0x30 || c > 0x39) break;
+    r = r * 10 + (c - 0x30);
+  }
+  return r;
 }
+
+export function newNumberText(ptr: usize, len: u32): usize {
+  let v = __alloc(16); store<u32>(v, T_NUMBER); store<u32>(v, <u32>ptr, 4); store<u32>(v, len, 8);
+  store<u32>(v, leadingDigits(ptr, len), 12);
+  return v;
+}
+
+// @ts-ignore: decorator
+@inline export function numberOrder(v: usize): u32 { return load<u32>(v, 12); }
 
 export function newString(ptr: usize, len: u32): usize {
   let v = __alloc(12); store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>ptr, 8); return v;
@@ -66,12 +85,56 @@ export function newObject(keys: usize, vals: usize, count: u32, capacity: u32): 
   return o;
 }
 
-/** A static ASCII string value made from a literal (used for keys the engine looks up). */
+/** A static ASCII string value made from a literal. */
 export function lit(s: string): usize {
   let n = s.length;
   let bytes = __alloc(<usize>n);
   for (let i = 0; i < n; i++) store<u8>(bytes + <usize>i, <u8>s.charCodeAt(i));
   return newString(bytes, <u32>n);
+}
+
+// ---- interned keys ----
+// A small open-addressing table of the engine's key literals. Every object key goes through
+// intern(), so an object key spelled like a registered literal IS that literal's pointer.
+
+const INTERN_SLOTS: u32 = 128;
+const INTERN_MAX_LEN: u32 = 32;
+let internTable: usize = 0;
+
+function internSlot(p: usize, n: u32): u32 {
+  return (n * 31 + <u32>load<u8>(p) * 7 + <u32>load<u8>(p + <usize>n - 1)) & (INTERN_SLOTS - 1);
+}
+
+/** A key literal the engine looks up with getK (registered once, at start). */
+export function internLit(s: string): usize {
+  if (internTable == 0) {
+    internTable = __alloc(<usize>INTERN_SLOTS << 2);
+    memory.fill(internTable, 0, <usize>INTERN_SLOTS << 2);
+  }
+  let v = lit(s);
+  let n = strLen(v);
+  if (n == 0 || n > INTERN_MAX_LEN) unreachable();
+  let existing = intern(v);
+  if (existing != v) return existing;
+  let h = internSlot(strPtr(v), n);
+  while (load<u32>(internTable + (<usize>h << 2)) != 0) h = (h + 1) & (INTERN_SLOTS - 1);
+  store<u32>(internTable + (<usize>h << 2), <u32>v);
+  return v;
+}
+
+/** The registered literal with the same bytes as string value k, else k itself. */
+export function intern(k: usize): usize {
+  let n = strLen(k);
+  if (n == 0 || n > INTERN_MAX_LEN || internTable == 0) return k;
+  let p = strPtr(k);
+  let h = internSlot(p, n);
+  while (true) {
+    let c = <usize>load<u32>(internTable + (<usize>h << 2));
+    if (c == 0) return k;
+    if (strLen(c) == n && bytesEq(strPtr(c), p, n)) return c;
+    h = (h + 1) & (INTERN_SLOTS - 1);
+  }
+  return k;
 }
 
 export function bytesEq(a: usize, b: usize, n: u32): bool {
@@ -147,8 +210,24 @@ export function get(o: usize, key: usize): usize {
   return i < 0 ? 0 : objVal(o, <u32>i);
 }
 
+/**
+ * o[key] for a key made by internLit: small objects compare key pointers only (every object key is
+ * interned when parsed or set); indexed ones hash as usual.
+ */
+export function getK(o: usize, key: usize): usize {
+  if (typeOf(o) != T_OBJECT) return 0;
+  if (load<u32>(o, 16) != 0) return get(o, key);
+  let n = objCount(o);
+  let ks = <usize>load<u32>(o, 8);
+  for (let i: u32 = 0; i < n; i++) {
+    if (<usize>load<u32>(ks + (<usize>i << 2)) == key) return objVal(o, i);
+  }
+  return 0;
+}
+
 /** Sets o[key] = v, growing the entry arrays and the hash index as needed. */
 export function objSet(o: usize, key: usize, v: usize): void {
+  key = intern(key);
   let i = objFindBytes(o, strPtr(key), strLen(key));
   if (i >= 0) {
     store<u32>(<usize>load<u32>(o, 12) + (<usize>i << 2), <u32>v);
