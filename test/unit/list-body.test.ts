@@ -1,0 +1,22 @@
+import test from 'ava';
+import { freeze } from 'immer';
+import { resources } from '../../src/api/catalogue.ts';
+import { ListBody } from '../../src/registry/list-body.ts';
+import { jsonCodec, yamlCodec } from '../../src/codec/codecs.ts';
+import type { ApiObject } from '../../src/api/object.ts';
+
+const def = resources.find((r) => r.kind === 'ConfigMap')!;
+const head = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { selfLink: '/api/v1/namespaces/a/configmaps', resourceVersion: '9' } };
+const objs = [1, 2, 3].map((i) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}`, namespace: 'a', resourceVersion: String(i) }, data: { k: `v${i}`, quote: 'a"b\\n' } } as ApiObject, true));
+
+test('the cached JSON of a list equals JSON.stringify of its plain form, in every codec', (t) => {
+  const body = new ListBody(def, head, objs);
+  const fast = jsonCodec.encode(body, false) as string;
+  t.is(fast, `${JSON.stringify(body.toJSON())}\n`);
+  t.deepEqual(JSON.parse(fast).items[1], { metadata: { name: 'c2', namespace: 'a', resourceVersion: '2', selfLink: '/api/v1/namespaces/a/configmaps/c2' }, data: { k: 'v2', quote: 'a"b\\n' } });
+  t.is(jsonCodec.encode(body, true), JSON.stringify(body.toJSON(), null, 2));
+  t.regex(yamlCodec.encode(body, false) as string, /^kind: ConfigMapList\n/);
+  // a second list reuses the cached items and still matches
+  t.is(jsonCodec.encode(new ListBody(def, head, objs.slice(1)), false), `${JSON.stringify({ ...head, items: body.items.slice(1) })}\n`);
+  t.is(jsonCodec.encode(new ListBody(def, head, []), false), `${JSON.stringify({ ...head, items: [] })}\n`);
+});
