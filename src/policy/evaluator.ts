@@ -1,5 +1,5 @@
 // Loads a policy (our engine or any OPA WebAssembly module) through @open-policy-agent/opa-wasm and
-// evaluates it. Two paths over the same loaded instance:
+// evaluates it. Three paths over the same loaded instance:
 //  - evaluate(): the SDK's own evaluate (generic, JSON in / result set out);
 //  - decideJson(): the ABI 1.2 one-call path (opa_eval) with the input written straight into
 //    linear memory and the result decoded by Node's Buffer — the SDK's heap convention exactly
@@ -28,6 +28,9 @@ interface AbiExports {
   opa_value_remove_path?: (base: number, path: number) => number;
   portcullis_decide?: (data: number, input: number, len: number, heap: number, nGroups: number, resource: number) => number;
 }
+
+/** String.prototype.isWellFormed (Node 20; not in the ES2022 lib). */
+interface WellFormed { isWellFormed(): boolean }
 
 const NO_MATCH: PolicyDecision = Object.freeze({ allowed: false, reason: NO_MATCH_REASON });
 /** portcullis_decide's "the fields did not split as announced" (a field held a NUL). */
@@ -79,6 +82,7 @@ export class PolicyEvaluator {
   private u32: Uint32Array = new Uint32Array(0);
   /** Reason address → decision, for the fast path; cleared whenever the data changes. */
   private byReason = new Map<number, PolicyDecision>();
+  private readonly fast: AbiExports['portcullis_decide'];
   /** Bytes of data region right after the last full setData; patches beyond 2× trigger compaction. */
   private dataSize = 0;
   private baseHeap = 0;
@@ -95,6 +99,8 @@ export class PolicyEvaluator {
     this.entrypointName = name;
     this.entrypoint = eps[name];
     this.baseHeap = this.st.dataHeapPtr;
+    // the compact path answers for the {allowed, reason} entrypoint only
+    if (name === ENGINE_ENTRYPOINT && typeof this.abi.portcullis_decide === 'function') this.fast = this.abi.portcullis_decide;
   }
 
   /** Loads a WebAssembly policy module and (optionally) its data document. */
@@ -136,9 +142,9 @@ export class PolicyEvaluator {
     return this.buf;
   }
 
-  /** Whether decideRequest takes the engine's compact path (our engine) or the JSON one. */
+  /** Whether decideRequest takes the engine's compact path (our engine's authz entrypoint) or JSON. */
   get fastPath(): boolean {
-    return typeof this.abi.portcullis_decide === 'function';
+    return this.fast !== undefined;
   }
 
   /**
@@ -147,13 +153,15 @@ export class PolicyEvaluator {
    * The same decision either way (the differential tests check both against the reference).
    */
   decideRequest(r: FlatRequest): PolicyDecision {
-    const fn = this.abi.portcullis_decide;
+    const fn = this.fast;
     if (fn === undefined) return this.decideJson(sarJson(r));
     let s = r.isResource
       ? r.user + '\0' + r.namespace + '\0' + r.verb + '\0' + r.apiGroup + '\0' + r.resource + '\0' + r.subresource + '\0' + r.name
       : r.user + '\0' + r.path + '\0' + r.verb;
     const groups = r.groups;
     for (let i = 0; i < groups.length; i++) s += '\0' + groups[i];
+    // a lone surrogate becomes U+FFFD in UTF-8 but survives JSON escaping (as the data does)
+    if (!(s as unknown as WellFormed).isWellFormed()) return this.decideJson(sarJson(r));
     const at = this.st.dataHeapPtr;
     let buf = this.buf;
     const need = at + s.length * 3 + 8;

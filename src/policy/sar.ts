@@ -67,7 +67,9 @@ export function flatten(spec: SubjectAccessReviewSpec): FlatRequest {
 }
 
 // Quoting without JSON.stringify when nothing needs escaping (the common case, and much cheaper).
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/;
+// Surrogates go to JSON.stringify too: it escapes lone ones (\udc00), which raw UTF-8 would turn
+// into U+FFFD, unlike the policy data (serialized by JSON.stringify).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029\ud800-\udfff]/;
 const q = (v: string): string => (NEEDS_ESCAPE.test(v) ? JSON.stringify(v) : `"${v}"`);
 function qList(list: string[]): string {
   let out = '[';

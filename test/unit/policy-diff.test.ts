@@ -1,17 +1,21 @@
 // Differential property tests: random policies and requests, WebAssembly engine vs TypeScript
-// reference evaluators (the compiled-data reference and the upstream ABAC algorithm).
+// reference evaluators (the compiled-data reference and the upstream ABAC algorithm). The engine is
+// asked three ways, which must agree: the compact fast path (decideRequest), the ABI one-call path
+// with JSON input (decide), and the unmodified SDK's evaluate.
 import test from 'ava';
 import fc from 'fast-check';
 import { compileAbac, parseAbac, ABAC_API_VERSION } from '../../src/policy/abac.ts';
 import { compileRbac, type RbacObjects } from '../../src/policy/rbac.ts';
 import { mergePolicies, toData } from '../../src/policy/format.ts';
-import { PolicyEvaluator, readEngine } from '../../src/policy/evaluator.ts';
+import { PolicyEvaluator, readEngine, interpretResult } from '../../src/policy/evaluator.ts';
 import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
-import { sarFromFlat, type FlatRequest } from '../../src/policy/sar.ts';
+import { sarFromFlat, type FlatRequest, type SubjectAccessReview } from '../../src/policy/sar.ts';
+import type { PolicyDecision } from '../../src/policy/reference.ts';
 
 // Small alphabets so that random policies and requests actually collide.
-const name = fc.constantFrom('alice', 'bob', 'system:anonymous', '', '*', 'Alice', 'é"\\x');
-const group = fc.constantFrom('ops', 'dev', 'system:authenticated', 'system:unauthenticated', '', '*');
+// NUL and a lone surrogate: the fast path must fall back to JSON for them, not decide differently
+const name = fc.constantFrom('alice', 'bob', 'system:anonymous', '', '*', 'Alice', 'é"\\x', 'nul\u0000x', 'lone\ud800');
+const group = fc.constantFrom('ops', 'dev', 'system:authenticated', 'system:unauthenticated', '', '*', 'g\u0000', '\udc00');
 const ns = fc.constantFrom('', 'a', 'b', '*');
 const res = fc.constantFrom('', 'pods', 'events', '*', 'pods/status');
 const apiGroup = fc.constantFrom('', 'x', 'apps', '*');
@@ -34,6 +38,16 @@ const request: fc.Arbitrary<FlatRequest> = fc.record({
   path: urlPath,
 });
 
+/** The engine's decision by all three paths; fails the property unless they agree. */
+function decideAllWays(ev: PolicyEvaluator, r: FlatRequest, sar: SubjectAccessReview): PolicyDecision | undefined {
+  const fast = ev.decideRequest(r);
+  const json = ev.decide(sar);
+  const sdk = interpretResult(ev.evaluate(sar));
+  if (fast.allowed !== json.allowed || fast.reason !== json.reason) return undefined;
+  if (sdk.allowed !== json.allowed || sdk.reason !== json.reason) return undefined;
+  return fast;
+}
+
 test('random ABAC files: engine == compiled reference == upstream algorithm', async (t) => {
   const wasm = await readEngine();
   const ev = await PolicyEvaluator.load(wasm, {});
@@ -46,7 +60,8 @@ test('random ABAC files: engine == compiled reference == upstream algorithm', as
     ev.setData(toData(compiled));
     for (const r of reqs) {
       const sar = sarFromFlat(r);
-      const got = ev.decide(sar);
+      const got = decideAllWays(ev, r, sar);
+      if (!got) return false;
       const ref = evaluateCompiled(compiled, sar);
       const upstream = evaluateAbacLines(parsed, 'rand.jsonl', sar);
       if (got.allowed) allowedSeen++;
@@ -89,7 +104,8 @@ test('random RBAC objects (merged with ABAC lines): engine == compiled reference
     ev.setData(toData(compiled));
     for (const r of reqs) {
       const sar = sarFromFlat(r);
-      const got = ev.decide(sar);
+      const got = decideAllWays(ev, r, sar);
+      if (!got) return false;
       const ref = evaluateCompiled(compiled, sar);
       if (got.allowed) allowed++;
       if (got.allowed !== ref.allowed || got.reason !== ref.reason) return false;

@@ -86,3 +86,27 @@ test('non-SAR input is denied with an explanation; invalid JSON input aborts', a
   t.deepEqual(ev.decide({ hello: 1 }), { allowed: false, reason: 'input is not a SubjectAccessReview (spec missing)' });
   t.throws(() => ev.evaluateJson('{"spec":'));
 });
+
+test('compact fast path (portcullis_decide): on for the authz entrypoint only; reasons re-read after every data change', async (t) => {
+  const flat = (user: string, groups: string[], verb: string) => ({
+    user, groups, isResource: true, namespace: 'a', verb, apiGroup: '', resource: 'pods', subresource: '', name: '', path: '',
+  });
+  const ev = await PolicyEvaluator.engine(data);
+  t.true(ev.fastPath);
+  t.deepEqual(ev.decideRequest(flat('alice', [], 'delete')), { allowed: true, reason: 'allowed by line 1 of policy.jsonl' });
+  t.deepEqual(ev.decideRequest(flat('bob', ['ops'], 'get')), { allowed: true, reason: 'allowed by line 2 of policy.jsonl' });
+  t.deepEqual(ev.decideRequest(flat('bob', ['ops'], 'delete')), { allowed: false, reason: 'no policy matched' });
+  // same layout, other file name: the reason sits at the same address and must not be served stale
+  ev.setData(toData(compileAbac(policyText, 'other.jsonl')));
+  t.deepEqual(ev.decideRequest(flat('alice', [], 'delete')), { allowed: true, reason: 'allowed by line 1 of other.jsonl' });
+  ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', 'alice'], value: [{ o: 1, reason: 'patched é', rules: [{ verbs: ['*'], apiGroups: [''], resources: ['pods'] }] }] }]);
+  t.deepEqual(ev.decideRequest(flat('alice', [], 'delete')), { allowed: true, reason: 'patched é' });
+  // a NUL inside a field cannot be split: the JSON path answers (same decision)
+  ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', 'a\u0000b'], value: [{ o: 2, reason: 'nul user', rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }] }]);
+  t.deepEqual(ev.decideRequest(flat('a\u0000b', [], 'get')), { allowed: true, reason: 'nul user' });
+  t.deepEqual(ev.decideRequest(flat('a', ['b'], 'get')), { allowed: false, reason: 'no policy matched' });
+  // the boolean entrypoint keeps the generic path (its result has no reason)
+  const boolEv = await PolicyEvaluator.load(await readEngine(), data, 'portcullis/allowed');
+  t.false(boolEv.fastPath);
+  t.deepEqual(boolEv.decideRequest(flat('alice', [], 'delete')), { allowed: true, reason: '' });
+});

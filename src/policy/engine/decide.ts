@@ -125,16 +125,19 @@ export function readCompact(p: usize, len: u32, nGroups: u32, resource: bool): b
 // @ts-ignore: decorator
 @inline function isStar(s: usize): bool { return strLen(s) == 1 && load<u8>(strPtr(s)) == STAR_BYTE; }
 
-/** list contains "*" or exactly (p, n). A missing list matches nothing. */
+/** list contains "*" (when starOk) or exactly (p, n). A missing list matches nothing. */
 function listMatches(list: usize, p: usize, n: u32, starOk: bool): bool {
   if (typeOf(list) != T_ARRAY) return false;
   let c = arrCount(list);
+  let elems = <usize>load<u32>(list, 8);
+  let first: u32 = n > 0 ? <u32>load<u8>(p) : 0;
   for (let i: u32 = 0; i < c; i++) {
-    let s = arrAt(list, i);
-    if (typeOf(s) != T_STRING) continue;
+    let s = <usize>load<u32>(elems + (<usize>i << 2));
+    if (load<u32>(s) != T_STRING) continue;
     let l = strLen(s);
-    if (l == n && bytesEq(strPtr(s), p, n)) return true;
-    if (starOk && l == 1 && load<u8>(strPtr(s)) == STAR_BYTE) return true;
+    let sp = strPtr(s);
+    if (l == 1 && starOk && load<u8>(sp) == STAR_BYTE) return true;
+    if (l == n && (n == 0 || (<u32>load<u8>(sp) == first && bytesEq(sp, p, n)))) return true;
   }
   return false;
 }
@@ -164,10 +167,13 @@ function urlMatches(list: usize): bool {
 }
 
 function ruleMatches(rule: usize): bool {
+  // every test must hold, so their order is free: the most selective (ABAC namespaces) first
+  if (isResource) {
+    let nss = getK(rule, K_NAMESPACES);
+    if (nss != 0 && !listHas(nss, rNs)) return false;
+  }
   if (!listHas(getK(rule, K_VERBS), rVerb)) return false;
   if (!isResource) return urlMatches(getK(rule, K_URLS));
-  let nss = getK(rule, K_NAMESPACES);
-  if (nss != 0 && !listHas(nss, rNs)) return false;
   if (!listHas(getK(rule, K_APIGROUPS), rGroup)) return false;
   let anySub = getK(rule, K_ANYSUB);
   let res = getK(rule, K_RESOURCES);

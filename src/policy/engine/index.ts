@@ -3,7 +3,7 @@
 // Driven unmodified by @open-policy-agent/opa-wasm: loadPolicy → setData → evaluate.
 import {
   T_ARRAY, T_OBJECT, T_STRING, typeOf, arrCount, arrAt, get, objSet, objDelete, newEmptyObject, newObject,
-  newNumberText, newBool, newArray, lit, strLen, strPtr,
+  newNumberText, newBool, newArray, lit, internLit, strLen, strPtr,
 } from './value';
 import { parseJson, dumpJson, writeEscaped, escapedLength } from './json';
 import { initKeys, decide, decideRequest, readCompact, allowed } from './decide';
@@ -46,7 +46,7 @@ function cstr(s: string): usize {
 
 function init(): void {
   initKeys();
-  K_RESULT = lit('result'); K_ALLOWED = lit('allowed'); K_REASON = lit('reason');
+  K_RESULT = internLit('result'); K_ALLOWED = internLit('allowed'); K_REASON = internLit('reason');
   OUT_ALLOWED_T = lit('[{"result":true}]'); OUT_ALLOWED_F = lit('[{"result":false}]');
   OUT_HEAD_T = lit('[{"result":{"allowed":true,"reason":'); OUT_HEAD_F = lit('[{"result":{"allowed":false,"reason":');
   OUT_TAIL = lit('}}]');

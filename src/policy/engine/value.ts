@@ -3,9 +3,11 @@
 //   BOOL   [2, 0|1]
 //   NUMBER [3, textPtr, textLen, order]    (raw JSON text: dumping is a copy, no float formatting;
 //                                           order = value of the leading digits, read once at parse)
-//   STRING [4, len, bytesPtr]              (UTF-8; often points into the parsed source, zero-copy)
+//   STRING [4, len, bytesPtr, keyBit]      (UTF-8; often points into the parsed source, zero-copy;
+//                                           keyBit: 0, or the bit of an interned key literal)
 //   ARRAY  [5, count, elemsPtr]            (elems: count value pointers)
-//   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity]
+//   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity, keyMask]
+//          (keyMask: OR of the keys' keyBits, so an absent engine key is known absent at once)
 // Objects keep insertion order; those with more than SMALL_OBJECT keys also get an open-addressing
 // hash index (slots hold entry+1) so data maps keyed by user or group cost O(1) per lookup.
 // Object keys spelled like one of the engine's own key names (internLit) are replaced by that one
@@ -64,7 +66,19 @@ export function newNumberText(ptr: usize, len: u32): usize {
 @inline export function numberOrder(v: usize): u32 { return load<u32>(v, 12); }
 
 export function newString(ptr: usize, len: u32): usize {
-  let v = __alloc(12); store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>ptr, 8); return v;
+  let v = __alloc(16); store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>ptr, 8); store<u32>(v, 0, 12);
+  return v;
+}
+
+// @ts-ignore: decorator
+@inline function keyBit(k: usize): u32 { return load<u32>(k, 12); }
+
+function keysMask(o: usize): u32 {
+  let m: u32 = 0;
+  let n = objCount(o);
+  let ks = <usize>load<u32>(o, 8);
+  for (let i: u32 = 0; i < n; i++) m |= keyBit(<usize>load<u32>(ks + (<usize>i << 2)));
+  return m;
 }
 
 export function newArray(elems: usize, count: u32): usize {
@@ -73,7 +87,7 @@ export function newArray(elems: usize, count: u32): usize {
 
 /** An object over parallel key/value pointer arrays (owned by the object from now on). */
 export function newObject(keys: usize, vals: usize, count: u32, capacity: u32): usize {
-  let o = __alloc(28);
+  let o = __alloc(32);
   store<u32>(o, T_OBJECT);
   store<u32>(o, count, 4);
   store<u32>(o, <u32>keys, 8);
@@ -81,6 +95,7 @@ export function newObject(keys: usize, vals: usize, count: u32, capacity: u32): 
   store<u32>(o, 0, 16);
   store<u32>(o, 0, 20);
   store<u32>(o, capacity, 24);
+  store<u32>(o, keysMask(o), 28);
   if (count > SMALL_OBJECT) buildIndex(o, count);
   return o;
 }
@@ -100,6 +115,7 @@ export function lit(s: string): usize {
 const INTERN_SLOTS: u32 = 128;
 const INTERN_MAX_LEN: u32 = 32;
 let internTable: usize = 0;
+let internCount: u32 = 0;
 
 function internSlot(p: usize, n: u32): u32 {
   return (n * 31 + <u32>load<u8>(p) * 7 + <u32>load<u8>(p + <usize>n - 1)) & (INTERN_SLOTS - 1);
@@ -116,6 +132,13 @@ export function internLit(s: string): usize {
   if (n == 0 || n > INTERN_MAX_LEN) unreachable();
   let existing = intern(v);
   if (existing != v) return existing;
+  // a literal is 16 bytes plus its position hint (getK); past 32 literals bits are shared (harmless)
+  let hinted = __alloc(20);
+  memory.copy(hinted, v, 16);
+  store<u32>(hinted, 0, 16);
+  v = hinted;
+  store<u32>(v, <u32>1 << (internCount & 31), 12);
+  internCount++;
   let h = internSlot(strPtr(v), n);
   while (load<u32>(internTable + (<usize>h << 2)) != 0) h = (h + 1) & (INTERN_SLOTS - 1);
   store<u32>(internTable + (<usize>h << 2), <u32>v);
@@ -216,11 +239,18 @@ export function get(o: usize, key: usize): usize {
  */
 export function getK(o: usize, key: usize): usize {
   if (typeOf(o) != T_OBJECT) return 0;
+  if ((load<u32>(o, 28) & keyBit(key)) == 0) return 0;
   if (load<u32>(o, 16) != 0) return get(o, key);
   let n = objCount(o);
   let ks = <usize>load<u32>(o, 8);
+  // objects of one kind list their keys in one order: try where this key was found last
+  let hint = load<u32>(key, 16);
+  if (hint < n && <usize>load<u32>(ks + (<usize>hint << 2)) == key) return objVal(o, hint);
   for (let i: u32 = 0; i < n; i++) {
-    if (<usize>load<u32>(ks + (<usize>i << 2)) == key) return objVal(o, i);
+    if (<usize>load<u32>(ks + (<usize>i << 2)) == key) {
+      store<u32>(key, i, 16);
+      return objVal(o, i);
+    }
   }
   return 0;
 }
@@ -249,6 +279,7 @@ export function objSet(o: usize, key: usize, v: usize): void {
   store<u32>(<usize>load<u32>(o, 12) + (<usize>count << 2), <u32>v);
   count++;
   store<u32>(o, count, 4);
+  store<u32>(o, load<u32>(o, 28) | keyBit(key), 28);
   let slots = <usize>load<u32>(o, 16);
   if (slots != 0 && count * 2 <= load<u32>(o, 20) + 1) {
     let mask = load<u32>(o, 20);
@@ -272,6 +303,7 @@ export function objDelete(o: usize, key: usize): bool {
   memory.copy(vs + (<usize>i << 2), vs + (<usize>(i + 1) << 2), tail);
   count--;
   store<u32>(o, count, 4);
+  store<u32>(o, keysMask(o), 28);
   store<u32>(o, 0, 16);
   if (count > SMALL_OBJECT) buildIndex(o, count);
   return true;
