@@ -60,6 +60,11 @@ function place(b: BindingObject, cluster: boolean, o: number): { placements: Pla
   const errors: string[] = [];
   const bindingKind = cluster ? 'ClusterRoleBinding' : 'RoleBinding';
   const bindingName = cluster ? b.metadata.name : `${b.metadata.name}/${ns}`;
+  if (!cluster && (ns === '' || ns === '*')) {
+    // '*' is the cluster-wide scope key and '' the cluster scope: a RoleBinding grants inside one real namespace only
+    errors.push(`${bindingKind} ${bindingName}: a RoleBinding needs a namespace (got ${JSON.stringify(ns)})`);
+    return { placements: [], errors };
+  }
   let role: string;
   if (b.roleRef.kind === 'ClusterRole') role = roleKey('ClusterRole', b.roleRef.name);
   else if (b.roleRef.kind === 'Role' && !cluster) role = roleKey('Role', b.roleRef.name, ns);
