@@ -3,7 +3,11 @@ import { errors } from '../../request/errors.ts';
 
 /** Read the raw request body, refusing more than `limit` bytes with 413 before buffering it all. */
 export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(ctx.get('Content-Length') || NaN);
+  // HTTP/1.1: without Content-Length or Transfer-Encoding there is no body; do not wait a turn of the
+  // event loop for the stream's end (most requests are bodiless GETs)
+  const length = ctx.get('Content-Length');
+  if (!ctx.get('Transfer-Encoding') && (length === '' || length === '0')) return undefined;
+  const declared = Number(length || NaN);
   if (Number.isFinite(declared) && declared > limit) {
     ctx.req.resume();
     throw errors.tooLarge(limit);
