@@ -7,6 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { request, type TestResponse } from './server.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const running = new Set<ChildProcess>();
@@ -14,12 +15,7 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-export interface HttpResponse {
-  status: number;
-  text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience: response JSON is inspected loosely
-  json: any;
-}
+export type HttpResponse = TestResponse;
 
 export interface ServeProcessOptions {
   /**
@@ -50,23 +46,7 @@ function exited(child: ChildProcess): Promise<{ code: number | null; signal: Nod
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
-/** One HTTP request against `base`; the body is parsed as JSON when it is JSON. */
-export async function request(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResponse> {
-  const init: RequestInit = { method, headers: { ...headers } };
-  if (body !== undefined) {
-    init.body = typeof body === 'string' ? body : JSON.stringify(body);
-    (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(base + path, init);
-  const text = await res.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, text, json };
-}
+export { request };
 
 /**
  * Writes a fresh service account signing key (EC P-256, PEM) into `dir` and returns its path, for

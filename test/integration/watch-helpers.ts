@@ -3,7 +3,8 @@
 import http from 'node:http';
 import type { ApiObject } from '../../src/api/object.ts';
 import type { ServerOptions } from '../../src/config/options.ts';
-import { createServer, type PortcullisServer } from '../../src/server/server.ts';
+import type { PortcullisServer } from '../../src/server/server.ts';
+import { startServer } from '../helpers/server.ts';
 
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR';
@@ -94,27 +95,15 @@ export interface Api {
 }
 
 export async function start(opts: Partial<ServerOptions> = {}): Promise<Api> {
-  const server = await createServer({ insecurePort: 0, authorizationMode: ['AlwaysAllow'], ...opts }, { log: () => {} });
-  const url = server.insecureUrl!;
+  const { server, url, req, close } = await startServer(opts);
   return {
     url,
     server,
     async call(method, path, body) {
-      const res = await fetch(url + path, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = text;
-      }
-      return { status: res.status, json };
+      const r = await req(method, path, body);
+      return { status: r.status, json: r.json === undefined ? r.text : r.json };
     },
-    close: () => server.close(),
+    close,
   };
 }
 
