@@ -39,13 +39,13 @@ export const yamlCodec: Codec = {
 export class CodecRegistry {
   private readonly codecs: Codec[] = [];
 
+  /** Media types in preference order (kept with the list: negotiation reads it on every response). */
+  readonly mediaTypes: string[] = [];
+
   register(codec: Codec): this {
     this.codecs.push(codec);
+    this.mediaTypes.push(codec.mediaType);
     return this;
-  }
-
-  get mediaTypes(): string[] {
-    return this.codecs.map((c) => c.mediaType);
   }
 
   byMediaType(mediaType: string): Codec | undefined {
