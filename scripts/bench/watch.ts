@@ -6,7 +6,7 @@
 // The server and the writer run in this process; the watch clients run in a child process (this same
 // file, forked with PORTCULLIS_WATCH_CLIENTS=1) so that client work does not share the server's event
 // loop. Sizes come from the environment (defaults scaled for a 2-core machine):
-//   WATCH_PODS=150000 WATCH_NODES=5000 WATCH_CLUSTER=100 WATCH_RATE=1000 WATCH_SECONDS=30
+//   WATCH_PODS=150000 WATCH_NODES=5000 WATCH_CLUSTER=500 WATCH_RATE=1000 WATCH_SECONDS=30
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -16,7 +16,7 @@ import type { ApiObject } from '../../src/api/object.ts';
 const env = (k: string, d: number) => (process.env[k] ? Number(process.env[k]) : d);
 const PODS = env('WATCH_PODS', 150_000);
 const NODES = env('WATCH_NODES', 5_000);
-const CLUSTER = env('WATCH_CLUSTER', 100);
+const CLUSTER = env('WATCH_CLUSTER', 500);
 const RATE = env('WATCH_RATE', 1_000);
 const SECONDS = env('WATCH_SECONDS', 30);
 const NAMESPACES = 50;

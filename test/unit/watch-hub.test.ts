@@ -62,7 +62,8 @@ const key = (ns: string, name: string) => ({ group: '', resource: 'pods', namesp
 
 async function setup(historySize = 100, limits: Partial<WatchLimits> = {}) {
   const store = await Store.open(createMemoryBackend(), { historySize });
-  const hub = new WatchHub(store, limits);
+  // most tests check order and content turn by turn: write on the next turn unless a test asks otherwise
+  const hub = new WatchHub(store, { coalesceMs: 0, ...limits });
   const format = countingFormat();
   const watch = (over: Partial<WatchSpec> = {}) => {
     const out = new Sink();
@@ -209,6 +210,18 @@ test('a watcher that stops reading is cut off when its queue overflows; the othe
   t.is(hub.size, 1);
   await new Promise((r) => setTimeout(r, 80));
   t.true(slow.out.destroyed);
+});
+
+test('events arriving within coalesceMs reach a watcher as one write', async (t) => {
+  const { watch, put } = await setup(100, { coalesceMs: 30 });
+  const a = watch();
+  await put('a', 'p1');
+  await put('a', 'p2');
+  await put('a', 'p3');
+  t.is(a.out.chunks.length, 0, 'nothing written before the interval ends');
+  await new Promise((r) => setTimeout(r, 60));
+  t.is(a.out.chunks.length, 1);
+  t.deepEqual(summary(a.out.lines()), ['ADDED p1@1', 'ADDED p2@2', 'ADDED p3@3']);
 });
 
 test('stop() and close() end streams; close() ends all of them', async (t) => {
