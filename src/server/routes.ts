@@ -11,7 +11,7 @@ import type { RequestState } from './state.ts';
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
 /** The non-resource paths: discovery, OpenAPI, /version, /healthz. `addresses` fills in as listeners start. */
-export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, addresses: ServerAddress[]): ReturnType<Router<RequestState>['routes']> {
+export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, addresses: ServerAddress[]): Koa.Middleware<RequestState> {
   const router = new Router<RequestState>();
   const send = (ctx: Ctx, body: unknown) => respond(ctx, codecs, 200, body);
   router.get('/api', (ctx) => send(ctx, apiVersions(addresses)));
@@ -58,5 +58,6 @@ export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, a
     ctx.type = 'text/plain';
     ctx.body = 'ok';
   });
-  return router.routes();
+  // the router adds its own fields (params, router) to the context it is given
+  return router.routes() as unknown as Koa.Middleware<RequestState>;
 }

@@ -111,12 +111,15 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     }
     app.use(requestInfoMiddleware());
     app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
-    app.use(timeoutMiddleware(options.requestTimeoutSeconds));
+    app.use(timeoutMiddleware(options.requestTimeoutSeconds, codecs));
     // authentication and authorization: every request, every listener, no exceptions
     app.use(authnMiddleware(authenticator));
     app.use(authzMiddleware(authorizer));
-    app.use(nonResourceRoutes(catalogue, codecs, addresses));
-    app.use(resourceHandler({ catalogue, codecs, options, registry, special, watchHub }));
+    // resource requests never match a non-resource route: skip the router for them
+    const routes = nonResourceRoutes(catalogue, codecs, addresses);
+    const resources = resourceHandler({ catalogue, codecs, options, registry, special, watchHub });
+    app.use((ctx, next) => (ctx.state.attrs.isResourceRequest ? resources(ctx, next) : routes(ctx, next)));
+    app.use(resources);
 
     listeners = await startListeners(app.callback(), options, addresses);
     const names = [...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean);

@@ -177,3 +177,23 @@ test('generation counts spec changes only', async (t) => {
   const scaled = await srv.req('PUT', '/apis/extensions/v1beta1/namespaces/default/deployments/gen', { ...labelled.json, spec: { ...labelled.json.spec, replicas: 3 } });
   t.is(scaled.json.metadata.generation, 2);
 });
+
+test('a request that does not finish within --request-timeout gets a 504 Timeout Status', async (t) => {
+  const srv = await startServer({ requestTimeoutSeconds: 1 });
+  t.teardown(() => srv.close());
+  const u = new URL(srv.url);
+  const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (r) => {
+      let body = '';
+      r.on('data', (c) => (body += c));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.write('{"metadata":'); // never finished
+  });
+  t.is(res.status, 504);
+  const status = JSON.parse(res.body);
+  t.is(status.kind, 'Status');
+  t.is(status.reason, 'Timeout');
+  t.is((await srv.req('GET', '/api/v1/namespaces/default')).status, 200, 'the server carries on');
+});

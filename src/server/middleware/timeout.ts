@@ -1,24 +1,43 @@
 import type Koa from 'koa';
+import type { CodecRegistry } from '../../codec/codecs.ts';
 import { errors } from '../../request/errors.ts';
+import { respondError } from '../respond.ts';
 import type { RequestState } from '../state.ts';
 
 /**
  * Non-long-running requests get `seconds` to finish, then a 504 Timeout Status (the reference
- * server's 60 s filter). The abandoned handler may still finish; its outcome is dropped.
+ * server's 60 s filter). One sweep a second looks at the requests in flight, oldest first, so a
+ * request costs a map entry rather than a timer and a promise race; the abandoned handler may still
+ * finish, and its late response is dropped (see respond()).
  */
-export function timeoutMiddleware(seconds: number): Koa.Middleware<RequestState> {
+export function timeoutMiddleware(seconds: number, codecs: CodecRegistry): Koa.Middleware<RequestState> {
+  const deadlines = new Map<Koa.ParameterizedContext<RequestState>, number>();
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = Date.now();
+    for (const [ctx, deadline] of deadlines) {
+      if (deadline > now) break; // every request has the same budget: the rest are younger
+      deadlines.delete(ctx);
+      if (ctx.res.headersSent || ctx.res.writableEnded) continue;
+      respondError(ctx, codecs, errors.timeout(`request did not complete within ${seconds}s`));
+      ctx.res.end();
+    }
+    if (deadlines.size === 0 && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
   return async (ctx, next) => {
     if (ctx.state.longRunning || seconds <= 0) return next();
-    let timer: NodeJS.Timeout | undefined;
-    const work = next();
-    const expired = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(errors.timeout(`request did not complete within ${seconds}s`)), seconds * 1000);
-    });
+    deadlines.set(ctx, Date.now() + seconds * 1000);
+    if (!sweeper) {
+      sweeper = setInterval(sweep, Math.min(1000, seconds * 1000));
+      sweeper.unref();
+    }
     try {
-      await Promise.race([work, expired]);
+      await next();
     } finally {
-      clearTimeout(timer);
-      work.catch(() => {});
+      deadlines.delete(ctx);
     }
   };
 }
