@@ -113,7 +113,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
     app.use(timeoutMiddleware(options.requestTimeoutSeconds, codecs));
     // authentication and authorization: every request, every listener, no exceptions
-    app.use(authnMiddleware(authenticator));
+    app.use(authnMiddleware(authenticator, !!options.requestheaderClientCaFile));
     app.use(authzMiddleware(authorizer));
     // resource requests never match a non-resource route: skip the router for them
     const routes = nonResourceRoutes(catalogue, codecs, addresses);

@@ -30,6 +30,9 @@ test.before(async () => {
       line({ group: 'system:masters', namespace: '*', resource: '*', apiGroup: '*', nonResourcePath: '*' }),
       line({ group: 'readers', namespace: '*', resource: '*', apiGroup: '*', readonly: true }),
       line({ group: 'system:authenticated', nonResourcePath: '*', readonly: true }),
+      line({ group: 'proxied-a', namespace: '*', resource: 'pods' }),
+      line({ group: 'proxied-b', namespace: '*', resource: 'secrets' }),
+      line({ group: 'system:authenticated', resource: 'selfsubjectaccessreviews', apiGroup: 'authorization.platform.io' }),
     ].join('\n'),
   );
   server = await createServer(
@@ -40,6 +43,8 @@ test.before(async () => {
       tlsCertFile: pki.servingCert,
       tlsPrivateKeyFile: pki.servingKey,
       clientCaFile: pki.caCert,
+      requestheaderClientCaFile: pki.frontProxyCaCert,
+      requestheaderAllowedNames: ['front-proxy-client'],
       tokenAuthFile: tokens,
       authorizationMode: ['ABAC'],
       authorizationPolicyFile: policy,
@@ -161,4 +166,31 @@ test('SubjectAccessReview answers for a given subject with the servers authorize
   t.regex(none.json.message, /at least one of user or group must be specified/);
   const asAlice = await get(`${server.insecureUrl}/apis/authorization.platform.io/v1beta1/subjectaccessreviews`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: sar({ user: 'x', resourceAttributes: { verb: 'get', resource: 'pods' } }) });
   t.is(asAlice.status, 403, 'creating a review is itself authorized');
+});
+
+test('an authenticating proxy vouches with its certificate; repeated group headers stay separate', async (t) => {
+  const proxy = new Agent({ connect: { ca: readFileSync(pki.caCert), cert: readFileSync(pki.frontProxyClientCert), key: readFileSync(pki.frontProxyClientKey) } });
+  const review = (resource: string) => JSON.stringify({ apiVersion: 'authorization.platform.io/v1beta1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'delete', resource, namespace: 'x' } } });
+  const ask = async (resource: string) => {
+    const r = await request(`${server.secureUrl}/apis/authorization.platform.io/v1beta1/selfsubjectaccessreviews`, {
+      dispatcher: proxy,
+      method: 'POST',
+      headers: ['content-type', 'application/json', 'x-remote-user', 'pat', 'x-remote-group', 'proxied-a', 'x-remote-group', 'proxied-b'],
+      body: review(resource),
+    });
+    return { status: r.statusCode, json: JSON.parse(await r.body.text()) };
+  };
+  // each group arrives on its own: line 4 (proxied-a) grants pods, line 5 (proxied-b) grants secrets
+  const pods = await ask('pods');
+  t.is(pods.status, 201, JSON.stringify(pods.json));
+  t.true(pods.json.status.allowed);
+  t.regex(pods.json.status.reason, /line 4 of policy\.jsonl/);
+  const secrets = await ask('secrets');
+  t.true(secrets.json.status.allowed);
+  t.regex(secrets.json.status.reason, /line 5 of policy\.jsonl/);
+  t.false((await ask('nodes')).json.status.allowed);
+  // the same headers from a client without the proxy certificate are dropped: anonymous, denied
+  const spoof = await get(`${server.insecureUrl}/apis/authorization.platform.io/v1beta1/selfsubjectaccessreviews`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-remote-user': 'pat', 'x-remote-group': 'proxied-a' }, body: review('pods') });
+  t.is(spoof.status, 403);
+  t.regex(spoof.json.message, /User "system:anonymous"/);
 });

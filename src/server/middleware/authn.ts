@@ -8,12 +8,14 @@ import type { RequestState } from '../state.ts';
  * (or answers 401). Proxy headers are stripped from every request the proxy authenticator did not
  * vouch for, and the Authorization header is removed once it has been used.
  */
-export function authnMiddleware(authn: BuiltAuthenticator): Koa.Middleware<RequestState> {
+export function authnMiddleware(authn: BuiltAuthenticator, proxyHeaders: boolean): Koa.Middleware<RequestState> {
   return async (ctx, next) => {
     ctx.state.user = await authn.authenticate({
       headers: ctx.req.headers,
       peerCertificates: peerChainOf(ctx.req.socket),
-      headersDistinct: (ctx.req as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct,
+      // repeated X-Remote-Group headers stay separate values; Node builds this view lazily, so ask for
+      // it only when an authenticating proxy is configured
+      headersDistinct: proxyHeaders ? (ctx.req as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct : undefined,
     });
     await next();
   };
