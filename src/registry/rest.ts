@@ -116,22 +116,25 @@ export class GenericRegistry {
     const ns = def.namespaced ? (meta.namespace as string) : '';
     await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user });
     // a generated name can collide (5 random characters): draw again a few times, as modern servers do
+    // (the store owns and freezes what it is given: a retry sends a copy with the new name)
+    let candidate: ApiObject = obj;
     for (let attempt = 1; ; attempt++) {
+      const name = candidate.metadata.name!;
       try {
-        const stored = await this.store.create(this.keyOf(def, ns, meta.name!), obj);
+        const stored = await this.store.create(this.keyOf(def, ns, name), candidate);
         return { status: 201, body: forResponse(def, stored) };
       } catch (e) {
         if (!(e instanceof BackendConflict && e.kind === 'exists')) throw e;
         if (generated) {
           if (attempt >= MAX_GENERATE_NAME_ATTEMPTS) throw errors.serverTimeout({ group: def.group, resource: def.kind }, 'POST');
-          meta.name = generateName(meta.generateName!);
+          candidate = { ...candidate, metadata: { ...candidate.metadata, name: generateName(meta.generateName!) } };
           continue;
         }
-        const existing = this.store.get(this.keyOf(def, ns, meta.name!));
+        const existing = this.store.get(this.keyOf(def, ns, name));
         if (existing?.metadata.deletionTimestamp) {
-          throw errors.conflict(this.gr(def), meta.name!, 'object is being deleted: ' + `${this.grs(def)} "${meta.name}" already exists`);
+          throw errors.conflict(this.gr(def), name, 'object is being deleted: ' + `${this.grs(def)} "${name}" already exists`);
         }
-        throw errors.alreadyExists(this.gr(def), meta.name!);
+        throw errors.alreadyExists(this.gr(def), name);
       }
     }
   }

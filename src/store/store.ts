@@ -100,12 +100,14 @@ export class Store {
     return this.collections.get(collectionKey(group, resource))?.size ?? 0;
   }
 
+  /** The object becomes the store's: it is frozen in place (backends then need not copy it). */
   async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
-    return (await this.backend.commit({ op: 'create', key, object })).object;
+    return (await this.backend.commit({ op: 'create', key, object: freeze(object, true) })).object;
   }
 
+  /** As create: the object is frozen in place and owned by the store from now on. */
   async update(key: ObjectKey, object: ApiObject, expectRevision: number): Promise<ApiObject> {
-    return (await this.backend.commit({ op: 'update', key, object, expectRevision })).object;
+    return (await this.backend.commit({ op: 'update', key, object: freeze(object, true), expectRevision })).object;
   }
 
   async delete(key: ObjectKey, expectRevision: number): Promise<ApiObject> {

@@ -64,6 +64,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     }
   }
 
+  /**
+   * This server's own writes in flight, by etcd key: when the watch brings one back with the bytes we
+   * sent, the event reuses the (frozen) object we committed instead of parsing and freezing it again.
+   */
+  const ownWrites = new Map<string, { value: string; object: ApiObject }>();
+
   function toEvent(type: 'Put' | 'Delete', kv: IKeyValue): StoreEvent | undefined {
     const rawKey = kv.key.toString('utf8');
     const key = parseEtcdKey(prefix, rawKey);
@@ -73,7 +79,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     // etcd's prevKv: that saves etcd a read and this process a decode per event.
     const prev = latestByKey.get(rawKey);
     if (type === 'Put') {
-      const object = decode(kv, revision);
+      const own = ownWrites.get(rawKey);
+      let object: ApiObject | undefined;
+      if (own && own.value === kv.value.toString('utf8')) {
+        ownWrites.delete(rawKey);
+        object = withRevision(own.object, revision);
+      } else object = decode(kv, revision);
       if (!object) return undefined;
       latestByKey.set(rawKey, object);
       const added = kv.create_revision === kv.mod_revision;
@@ -233,17 +244,27 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const key = etcdKey(prefix, op.key);
       const value = op.op === 'delete' ? undefined : encode(op.object);
       let txn;
+      // One compare each: a missing key has mod revision 0 and expectRevision is never 0. The current
+      // state is read only when the compare fails (rare), which keeps the common reply small.
       if (op.op === 'create') {
-        txn = client.if(key, 'Create', '==', 0).then(client.put(key).value(value!)).else(client.get(key));
+        txn = client.if(key, 'Create', '==', 0).then(client.put(key).value(value!));
       } else {
         const write = op.op === 'update' ? client.put(key).value(value!) : client.delete().key(key);
-        txn = client.if(key, 'Version', '>', 0).and(key, 'Mod', '==', op.expectRevision).then(write).else(client.get(key));
+        txn = client.if(key, 'Mod', '==', op.expectRevision).then(write);
       }
       const retriesBefore = retryLog.retries(key);
-      const res = await txn.commit();
+      if (op.op !== 'delete' && Object.isFrozen(op.object)) ownWrites.set(key, { value: value!, object: op.object });
+      let res;
+      try {
+        res = await txn.commit();
+      } catch (e) {
+        ownWrites.delete(key);
+        throw e;
+      }
+      if (!res.succeeded && ownWrites.get(key)?.value === value) ownWrites.delete(key);
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
-        const current = res.responses[0]?.response_range?.kvs[0];
+        const current = (await client.get(key).exec()).kvs[0];
         const retried = retryLog.retries(key) > retriesBefore;
         const own = retried ? await ownEarlierAttempt(op, key, value, current) : undefined;
         if (own === undefined) throw conflict(op, current);
