@@ -243,7 +243,9 @@ test('a client that goes away is forgotten', async (t) => {
   a.out.destroy();
   t.is(await a.w.done, 'disconnected');
   t.is(hub.size, 0);
+  const written = a.out.chunks.length;
   await put('a', 'p1');
   await settle();
-  t.pass();
+  t.is(a.out.chunks.length, written, 'nothing is written to a socket that went away');
+  t.is(hub.size, 0);
 });
