@@ -68,7 +68,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
    * This server's own writes in flight, by etcd key: when the watch brings one back with the bytes we
    * sent, the event reuses the (frozen) object we committed instead of parsing and freezing it again.
    */
-  const ownWrites = new Map<string, { value: string; object: ApiObject }>();
+  const ownWrites = new Map<string, { value: Buffer; object: ApiObject }>();
 
   function toEvent(type: 'Put' | 'Delete', kv: IKeyValue): StoreEvent | undefined {
     const rawKey = kv.key.toString('utf8');
@@ -81,7 +81,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     if (type === 'Put') {
       const own = ownWrites.get(rawKey);
       let object: ApiObject | undefined;
-      if (own && own.value === kv.value.toString('utf8')) {
+      if (own && own.value.equals(kv.value)) {
         ownWrites.delete(rawKey);
         object = withRevision(own.object, revision);
       } else object = decode(kv, revision);
@@ -151,11 +151,11 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   async function ownEarlierAttempt(
     op: WriteOp,
     key: string,
-    value: string | undefined,
+    value: Buffer | undefined,
     current: IKeyValue | undefined,
   ): Promise<number | undefined> {
     if (op.op === 'create' || op.op === 'update') {
-      if (!current || value === undefined || !current.value.equals(Buffer.from(value))) return undefined;
+      if (!current || value === undefined || !current.value.equals(value)) return undefined;
       if (op.op === 'create' && current.create_revision !== current.mod_revision) return undefined;
       if (op.op === 'update' && Number(current.mod_revision) <= op.expectRevision) return undefined;
       return Number(current.mod_revision);
@@ -242,7 +242,8 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       if (!watcher) throw new Error('etcd backend: commit() before open()');
       if (expired) throw expired;
       const key = etcdKey(prefix, op.key);
-      const value = op.op === 'delete' ? undefined : encode(op.object);
+      // bytes once: sent as they are, and compared as they are when the watch brings them back
+      const value = op.op === 'delete' ? undefined : Buffer.from(encode(op.object));
       let txn;
       // One compare each: a missing key has mod revision 0 and expectRevision is never 0. The current
       // state is read only when the compare fails (rare), which keeps the common reply small.
@@ -261,7 +262,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         ownWrites.delete(key);
         throw e;
       }
-      if (!res.succeeded && ownWrites.get(key)?.value === value) ownWrites.delete(key);
+      if (!res.succeeded && ownWrites.get(key)?.value === value) ownWrites.delete(key); // the same Buffer object
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
         const current = (await client.get(key).exec()).kvs[0];
