@@ -7,11 +7,6 @@ import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 /** A handler for one subresource (or a virtual kind) that is not plain status. */
 export type SpecialHandler = (req: RestRequest, method: string) => Promise<RestResponse> | RestResponse;
 
-export interface ResolvedResource {
-  def: ResourceDef;
-  attrs: RequestAttributes;
-}
-
 /** Find the catalogue row a resource request addresses; 404 when the group-version or resource is not served. */
 export function resolveResource(cat: Catalogue, attrs: RequestAttributes): ResourceDef {
   const def = cat.lookup(attrs.apiGroup, attrs.apiVersion, attrs.resource);

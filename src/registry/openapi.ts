@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { apiVersionOf, gvPath, gvString, type Catalogue, type ResourceDef } from '../api/catalogue.ts';
+import { gvPath, gvString, type Catalogue, type ResourceDef } from '../api/catalogue.ts';
 
 // OpenAPI documents generated from the catalogue: /openapi/v3 (an index plus one document per
 // group-version) and /openapi/v2 (one swagger document; /swaggerapi/... is its era's form). Schemas are
@@ -179,4 +179,3 @@ export function openApiV2Document(cat: Catalogue): Json {
   return { swagger: '2.0', info: { title: 'Portcullis', version: 'v1.4.0' }, paths, definitions };
 }
 
-export { apiVersionOf };

@@ -4,7 +4,8 @@ import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { strategyFor } from '../api/strategies.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
-import { errors, field, StatusError, type FieldError, type Status } from '../request/errors.ts';
+import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
+import { isTrue } from '../request/query.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { ObjectKey } from '../store/backend.ts';
 import { BackendConflict } from '../store/backend.ts';
@@ -36,7 +37,11 @@ export interface RestResponse {
 
 type Mutable = ApiObject & JsonObject;
 
-const MAX_UPDATE_RETRIES = 5;
+/**
+ * A write without a precondition that loses a race is computed again from the new state: such a
+ * conflict is never the client's, so it is retried until it lands (bounded only against livelock).
+ */
+const MAX_UPDATE_RETRIES = 100;
 const MAX_GENERATE_NAME_ATTEMPTS = 8;
 
 /** `metadata.resourceVersion` as the store revision number; 400 if it is not a number. */
@@ -415,8 +420,4 @@ export class GenericRegistry {
   }
 }
 
-export function isTrue(v: string | null): boolean {
-  return v !== null && ['1', 't', 'true', 'T', 'TRUE', 'True'].includes(v);
-}
 
-export { field };

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type { CodecRegistry } from '../codec/codecs.ts';
 import { negotiate } from '../codec/media.ts';
 import { errors, StatusError } from '../request/errors.ts';
-import { isTrue } from '../registry/rest.ts';
+import { isTrue } from '../request/query.ts';
 
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {

@@ -95,11 +95,6 @@ export class Store {
     return { revision: this.rev, items };
   }
 
-  /** Number of objects of a resource (all namespaces). */
-  count(group: string, resource: string): number {
-    return this.collections.get(collectionKey(group, resource))?.size ?? 0;
-  }
-
   /** The object becomes the store's: it is frozen in place (backends then need not copy it). */
   async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
     return (await this.backend.commit({ op: 'create', key, object: freeze(object, true) })).object;

@@ -9,8 +9,6 @@ import { applyStrategicMergePatch } from './strategic.ts';
 
 export { applyStrategicMergePatch } from './strategic.ts';
 export { MAX_JSON_PATCH_OPERATIONS } from './json-patch.ts';
-export { patchWithRetry, MAX_RETRY_WHEN_PATCH_CONFLICTS } from './retry.ts';
-export type { PatchRetry } from './retry.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
