@@ -1,6 +1,8 @@
 // `npm run bench -- storage`: commit throughput and p99 latency per storage backend with 64
-// concurrent clients, next to raw etcd puts through etcd3 in the same run, and the lmdb start-up
-// time with 150,000 stored objects. One line per figure.
+// concurrent clients, next to raw etcd puts (and raw compare-and-put transactions) through etcd3 in
+// the same run, and the lmdb start-up time with 150,000 stored objects. One line per figure.
+// BENCH_STORAGE_ONLY, BENCH_STORAGE_OPS, BENCH_STORAGE_ETCD_ROUNDS and BENCH_STORAGE_STARTUP_OBJECTS
+// narrow or resize a run.
 import { freeze } from 'immer';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,11 +17,17 @@ import { startEtcd } from '../../test/helpers/etcd.ts';
 
 const CLIENTS = 64;
 const OPS = Number(process.env.BENCH_STORAGE_OPS ?? 20_000);
+const ETCD_ROUNDS = Number(process.env.BENCH_STORAGE_ETCD_ROUNDS ?? 4);
 const STARTUP_OBJECTS = Number(process.env.BENCH_STORAGE_STARTUP_OBJECTS ?? 150_000);
 
 interface Figure {
   opsPerSec: number;
   p99Ms: number;
+}
+
+interface CreateUpdate {
+  create: Figure;
+  update: Figure;
 }
 
 const key = (i: number): ObjectKey => ({ group: '', resource: 'pods', namespace: `ns${i % 50}`, name: `pod-${i}` });
@@ -67,19 +75,27 @@ async function drive(total: number, clients: number, op: (i: number) => Promise<
 const fmt = (f: Figure) => `${Math.round(f.opsPerSec).toLocaleString('en-US')} ops/s, p99 ${f.p99Ms.toFixed(1)} ms`;
 const pct = (a: number, b: number) => `${Math.round((a / b) * 100)}%`;
 
-async function measureBackend(name: string, backend: Backend): Promise<{ create: Figure; update: Figure }> {
+async function measureBackend(backend: Backend): Promise<CreateUpdate> {
   await backend.open(() => {});
-  const revisions = new Array<number>(OPS);
-  const create = await drive(OPS, CLIENTS, async (i) => {
-    revisions[i] = (await backend.commit({ op: 'create', key: key(i), object: pod(i) })).revision;
-  });
-  const update = await drive(OPS, CLIENTS, (i) =>
-    backend.commit({ op: 'update', key: key(i), object: pod(i, 2), expectRevision: revisions[i]! }),
-  );
-  await backend.close();
-  console.log(`storage ${name} create: ${fmt(create)} (${CLIENTS} clients, ${OPS} ops)`);
-  console.log(`storage ${name} update: ${fmt(update)} (${CLIENTS} clients, ${OPS} ops)`);
-  return { create, update };
+  try {
+    const revisions = new Array<number>(OPS);
+    const create = await drive(OPS, CLIENTS, async (i) => {
+      revisions[i] = (await backend.commit({ op: 'create', key: key(i), object: pod(i) })).revision;
+    });
+    const update = await drive(OPS, CLIENTS, (i) =>
+      backend.commit({ op: 'update', key: key(i), object: pod(i, 2), expectRevision: revisions[i]! }),
+    );
+    return { create, update };
+  } finally {
+    await backend.close();
+  }
+}
+
+async function measureEmbedded(name: string, backend: Backend): Promise<CreateUpdate> {
+  const figures = await measureBackend(backend);
+  console.log(`storage ${name} create: ${fmt(figures.create)} (${CLIENTS} clients, ${OPS} ops)`);
+  console.log(`storage ${name} update: ${fmt(figures.update)} (${CLIENTS} clients, ${OPS} ops)`);
+  return figures;
 }
 
 async function lmdbStartup(): Promise<void> {
@@ -105,40 +121,99 @@ async function lmdbStartup(): Promise<void> {
   }
 }
 
-export default async function run(): Promise<void> {
-  await measureBackend('memory', createMemoryBackend());
+/** `BENCH_STORAGE_ONLY=etcd` (or memory, lmdb, startup, comma-separated) runs just those parts. */
+const only = new Set((process.env.BENCH_STORAGE_ONLY ?? 'memory,lmdb,etcd,startup').split(','));
 
-  const lmdbDir = await mkdtemp(join(tmpdir(), 'portcullis-bench-lmdb-'));
-  try {
-    const lmdb = await measureBackend('lmdb', createLmdbBackend({ dataDir: lmdbDir }));
-    console.log(`storage lmdb durable creates: ${Math.round(lmdb.create.opsPerSec)} /s (target ≥ 5,000: ${lmdb.create.opsPerSec >= 5000 ? 'met' : 'MISSED'})`);
-  } finally {
-    await rm(lmdbDir, { recursive: true, force: true });
+export default async function run(): Promise<void> {
+  if (only.has('memory')) await measureEmbedded('memory', createMemoryBackend());
+
+  if (only.has('lmdb')) {
+    const lmdbDir = await mkdtemp(join(tmpdir(), 'portcullis-bench-lmdb-'));
+    try {
+      const lmdb = await measureEmbedded('lmdb', createLmdbBackend({ dataDir: lmdbDir }));
+      console.log(`storage lmdb durable creates: ${Math.round(lmdb.create.opsPerSec)} /s (target ≥ 5,000: ${lmdb.create.opsPerSec >= 5000 ? 'met' : 'MISSED'})`);
+    } finally {
+      await rm(lmdbDir, { recursive: true, force: true });
+    }
   }
 
+  if (only.has('etcd')) await compareWithRawEtcd();
+  if (only.has('startup')) await lmdbStartup();
+}
+
+/** Runs `body` against a new single-member etcd on loopback, stopped (and its data removed) afterwards. */
+async function onFreshEtcd(body: (endpoints: string[]) => Promise<void>): Promise<void> {
   const etcd = await startEtcd(1);
   try {
-    // Raw puts and the backend alternate over two rounds (best of each kept): on a shared machine
-    // this keeps the ratio from measuring whoever else was busy at the time.
-    const raw = new Etcd3({ hosts: etcd.endpoints });
-    const best = (a: Figure | undefined, b: Figure) => (a && a.opsPerSec > b.opsPerSec ? a : b);
-    let rawCreate: Figure | undefined, rawUpdate: Figure | undefined, create: Figure | undefined, update: Figure | undefined;
-    for (let round = 0; round < 2; round++) {
-      const p = `/bench-raw-${round}/pods`;
-      rawCreate = best(rawCreate, await drive(OPS, CLIENTS, (i) => raw.put(`${p}/${i}`).value(JSON.stringify(pod(i))).exec()));
-      rawUpdate = best(rawUpdate, await drive(OPS, CLIENTS, (i) => raw.put(`${p}/${i}`).value(JSON.stringify(pod(i, 2))).exec()));
-      const backend = await measureBackend(`etcd (round ${round + 1})`, createEtcdBackend({ endpoints: etcd.endpoints, prefix: `/registry-${round}` }));
-      create = best(create, backend.create);
-      update = best(update, backend.update);
-    }
-    raw.close();
-    console.log(`storage raw-etcd put (create): ${fmt(rawCreate!)} (${CLIENTS} clients, ${OPS} ops, best of 2)`);
-    console.log(`storage raw-etcd put (update): ${fmt(rawUpdate!)} (${CLIENTS} clients, ${OPS} ops, best of 2)`);
-    console.log(`storage etcd/raw-etcd create: ${pct(create!.opsPerSec, rawCreate!.opsPerSec)} (target ≥ 70%)`);
-    console.log(`storage etcd/raw-etcd update: ${pct(update!.opsPerSec, rawUpdate!.opsPerSec)} (target ≥ 70%)`);
+    await body(etcd.endpoints);
   } finally {
     await etcd.stop();
   }
+}
 
-  await lmdbStartup();
+/** Creates then updates OPS keys with raw etcd3 calls (no watch, no store): what etcd itself allows. */
+async function measureRawEtcd(endpoints: string[], kind: 'put' | 'txn'): Promise<CreateUpdate> {
+  const raw = new Etcd3({ hosts: endpoints });
+  try {
+    const key = (i: number) => `/bench-raw/pods/${i}`;
+    if (kind === 'put') {
+      return {
+        create: await drive(OPS, CLIENTS, (i) => raw.put(key(i)).value(JSON.stringify(pod(i))).exec()),
+        update: await drive(OPS, CLIENTS, (i) => raw.put(key(i)).value(JSON.stringify(pod(i, 2))).exec()),
+      };
+    }
+    // The same guarded writes the backend sends (create revision 0, then mod revision), without it.
+    const revisions = new Array<string>(OPS);
+    const create = await drive(OPS, CLIENTS, async (i) => {
+      const res = await raw.if(key(i), 'Create', '==', 0).then(raw.put(key(i)).value(JSON.stringify(pod(i)))).commit();
+      revisions[i] = res.header.revision;
+    });
+    const update = await drive(OPS, CLIENTS, (i) =>
+      raw.if(key(i), 'Mod', '==', revisions[i]!).then(raw.put(key(i)).value(JSON.stringify(pod(i, 2)))).commit(),
+    );
+    return { create, update };
+  } finally {
+    raw.close();
+  }
+}
+
+/**
+ * The etcd backend next to raw etcd3 puts (the issue's baseline) and raw etcd3 compare-and-put
+ * transactions (the writes the backend must send; etcd 3.4 copies its read buffer for every write
+ * transaction, which puts do not pay). Each measurement runs on a fresh single-member etcd (one that
+ * has already taken tens of thousands of revisions is slower, and whoever ran second would pay for
+ * it); the order rotates over the rounds and the best of each is kept, so one slow stretch on a
+ * shared machine does not decide the ratio.
+ */
+async function compareWithRawEtcd(): Promise<void> {
+  const best = (a: Figure | undefined, b: Figure) => (a && a.opsPerSec > b.opsPerSec ? a : b);
+  const results = new Map<string, { create?: Figure; update?: Figure }>();
+  const record = (name: string, round: number, figures: CreateUpdate) => {
+    console.log(`storage ${name} (round ${round + 1}) create: ${fmt(figures.create)}; update: ${fmt(figures.update)}`);
+    const kept = results.get(name) ?? {};
+    results.set(name, { create: best(kept.create, figures.create), update: best(kept.update, figures.update) });
+  };
+  const measurements: Array<[string, (endpoints: string[]) => Promise<CreateUpdate>]> = [
+    ['raw-etcd put', (endpoints) => measureRawEtcd(endpoints, 'put')],
+    ['raw-etcd txn', (endpoints) => measureRawEtcd(endpoints, 'txn')],
+    ['etcd backend', (endpoints) => measureBackend(createEtcdBackend({ endpoints }))],
+  ];
+  for (let round = 0; round < ETCD_ROUNDS; round++) {
+    for (let k = 0; k < measurements.length; k++) {
+      const [name, measure] = measurements[(round + k) % measurements.length]!;
+      await onFreshEtcd(async (endpoints) => record(name, round, await measure(endpoints)));
+    }
+  }
+  const rounds = `${CLIENTS} clients, ${OPS} ops, best of ${ETCD_ROUNDS}`;
+  for (const [name, figures] of results) {
+    console.log(`storage ${name} create: ${fmt(figures.create!)} (${rounds})`);
+    console.log(`storage ${name} update: ${fmt(figures.update!)} (${rounds})`);
+  }
+  const backend = results.get('etcd backend')!, put = results.get('raw-etcd put')!, txn = results.get('raw-etcd txn')!;
+  for (const op of ['create', 'update'] as const) {
+    console.log(
+      `storage etcd/raw-etcd ${op}: ${pct(backend[op]!.opsPerSec, put[op]!.opsPerSec)} of raw puts (target ≥ 70%); ` +
+        `${pct(backend[op]!.opsPerSec, txn[op]!.opsPerSec)} of raw transactions; raw transactions reach ${pct(txn[op]!.opsPerSec, put[op]!.opsPerSec)} of raw puts`,
+    );
+  }
 }
