@@ -4,7 +4,20 @@
 // watch has delivered (and this backend emitted) the event of its own revision.
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { Etcd3, Range, type CallContext, type IKeyValue, type IWatchResponse, type IOptions, type Watcher } from 'etcd3';
+import {
+  CompareResult,
+  CompareTarget,
+  Etcd3,
+  Range,
+  type CallContext,
+  type ICompare,
+  type IKeyValue,
+  type IOptions,
+  type IRequestOp,
+  type ITxnRequest,
+  type IWatchResponse,
+  type Watcher,
+} from 'etcd3';
 import type { ApiObject } from '../../api/object.ts';
 import {
   BackendConflict,
@@ -68,28 +81,33 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
    * This server's own writes in flight, by etcd key: when the watch brings one back with the bytes we
    * sent, the event reuses the (frozen) object we committed instead of parsing and freezing it again.
    */
-  const ownWrites = new Map<string, { value: Buffer; object: ApiObject }>();
+  const ownWrites = new Map<string, { value: Buffer; object: ApiObject; key: ObjectKey }>();
 
   function toEvent(type: 'Put' | 'Delete', kv: IKeyValue): StoreEvent | undefined {
     const rawKey = kv.key.toString('utf8');
-    const key = parseEtcdKey(prefix, rawKey);
-    if (!key) return undefined;
     const revision = Number(kv.mod_revision);
     // The previous state comes from `latestByKey` (kept in step by this same watch) rather than from
     // etcd's prevKv: that saves etcd a read and this process a decode per event.
     const prev = latestByKey.get(rawKey);
     if (type === 'Put') {
       const own = ownWrites.get(rawKey);
+      let key: ObjectKey | undefined;
       let object: ApiObject | undefined;
       if (own && own.value.equals(kv.value)) {
         ownWrites.delete(rawKey);
+        key = own.key;
         object = withRevision(own.object, revision);
-      } else object = decode(kv, revision);
-      if (!object) return undefined;
+      } else {
+        key = parseEtcdKey(prefix, rawKey);
+        object = key && decode(kv, revision);
+      }
+      if (!key || !object) return undefined;
       latestByKey.set(rawKey, object);
       const added = kv.create_revision === kv.mod_revision;
       return added ? { revision, type: 'ADDED', key, object } : { revision, type: 'MODIFIED', key, object, prev };
     }
+    const key = parseEtcdKey(prefix, rawKey);
+    if (!key) return undefined;
     latestByKey.delete(rawKey);
     // A delete carries no value: the event shows the last state at the deletion revision.
     const object = prev
@@ -242,22 +260,25 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       if (!watcher) throw new Error('etcd backend: commit() before open()');
       if (expired) throw expired;
       const key = etcdKey(prefix, op.key);
+      const keyBytes = Buffer.from(key);
       // bytes once: sent as they are, and compared as they are when the watch brings them back
       const value = op.op === 'delete' ? undefined : Buffer.from(encode(op.object));
-      let txn;
       // One compare each: a missing key has mod revision 0 and expectRevision is never 0. The current
-      // state is read only when the compare fails (rare), which keeps the common reply small.
-      if (op.op === 'create') {
-        txn = client.if(key, 'Create', '==', 0).then(client.put(key).value(value!));
-      } else {
-        const write = op.op === 'update' ? client.put(key).value(value!) : client.delete().key(key);
-        txn = client.if(key, 'Mod', '==', op.expectRevision).then(write);
-      }
+      // state is read only when the compare fails (rare), which keeps the common reply small. The
+      // request goes to etcd3's KV client as it is: the txn builder would rebuild it through three
+      // Promise.all calls per write.
+      const compare: ICompare =
+        op.op === 'create'
+          ? { key: keyBytes, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }
+          : { key: keyBytes, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: op.expectRevision };
+      const write: IRequestOp =
+        op.op === 'delete' ? { request_delete_range: { key: keyBytes } } : { request_put: { key: keyBytes, value } };
+      const request: ITxnRequest = { compare: [compare], success: [write], failure: [] };
       const retriesBefore = retryLog.retries(key);
-      if (op.op !== 'delete' && Object.isFrozen(op.object)) ownWrites.set(key, { value: value!, object: op.object });
+      if (op.op !== 'delete' && Object.isFrozen(op.object)) ownWrites.set(key, { value: value!, object: op.object, key: op.key });
       let res;
       try {
-        res = await txn.commit();
+        res = await client.kv.txn(request);
       } catch (e) {
         ownWrites.delete(key);
         throw e;
