@@ -45,8 +45,23 @@ export interface EtcdBackendOptions {
 }
 
 const SNAPSHOT_PAGE = 1000;
-/** How many recent events to remember for commits whose response arrives after their watch event. */
-const RECENT_EVENTS = 10_000;
+/**
+ * Recent events kept (a ring indexed by revision) for a commit whose response arrives after its watch
+ * event and whose in-flight record did not catch the event (another write of this server to the same
+ * key replaced the record). A power of two.
+ */
+const RECENT_EVENTS = 8192;
+
+/** A write of this server between its transaction and its watch event. */
+interface InFlightWrite {
+  key: ObjectKey;
+  /** The bytes sent (a put); undefined for a delete. */
+  value: Buffer | undefined;
+  /** The frozen object committed (a put), reused for the event. */
+  object: ApiObject | undefined;
+  /** Set when the watch brings the write back. */
+  event?: StoreEvent;
+}
 
 interface Waiter {
   resolve: (event: StoreEvent) => void;
@@ -63,7 +78,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   let emittedRevision = 0;
   let expired: BackendExpired | undefined;
   const waiters = new Map<number, Waiter>();
-  const recent = new Map<number, StoreEvent>();
+  const recent = new Array<StoreEvent | undefined>(RECENT_EVENTS);
   /** The current object of every etcd key under the prefix, as of `emittedRevision`. */
   const latestByKey = new Map<string, ApiObject>();
 
@@ -78,10 +93,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   }
 
   /**
-   * This server's own writes in flight, by etcd key: when the watch brings one back with the bytes we
-   * sent, the event reuses the (frozen) object we committed instead of parsing and freezing it again.
+   * This server's latest write in flight per etcd key. When the watch brings it back (a put with the
+   * bytes we sent, or a delete of the key) the event reuses the frozen object we committed instead of
+   * parsing and freezing it again, and is left on the record for the commit to return: most of the
+   * time the watch event arrives before the transaction's response.
    */
-  const ownWrites = new Map<string, { value: Buffer; object: ApiObject; key: ObjectKey }>();
+  const inFlight = new Map<string, InFlightWrite>();
 
   function toEvent(type: 'Put' | 'Delete', kv: IKeyValue): StoreEvent | undefined {
     const rawKey = kv.key.toString('utf8');
@@ -89,31 +106,38 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     // The previous state comes from `latestByKey` (kept in step by this same watch) rather than from
     // etcd's prevKv: that saves etcd a read and this process a decode per event.
     const prev = latestByKey.get(rawKey);
+    const pending = inFlight.get(rawKey);
     if (type === 'Put') {
-      const own = ownWrites.get(rawKey);
-      let key: ObjectKey | undefined;
-      let object: ApiObject | undefined;
-      if (own && own.value.equals(kv.value)) {
-        ownWrites.delete(rawKey);
-        key = own.key;
-        object = withRevision(own.object, revision);
-      } else {
-        key = parseEtcdKey(prefix, rawKey);
-        object = key && decode(kv, revision);
-      }
+      const own = pending?.value?.equals(kv.value) ? pending : undefined;
+      const key = own ? own.key : parseEtcdKey(prefix, rawKey);
+      const object = own?.object ? withRevision(own.object, revision) : key && decode(kv, revision);
       if (!key || !object) return undefined;
       latestByKey.set(rawKey, object);
       const added = kv.create_revision === kv.mod_revision;
-      return added ? { revision, type: 'ADDED', key, object } : { revision, type: 'MODIFIED', key, object, prev };
+      const event: StoreEvent = added ? { revision, type: 'ADDED', key, object } : { revision, type: 'MODIFIED', key, object, prev };
+      if (own) caught(rawKey, own, event);
+      return event;
     }
-    const key = parseEtcdKey(prefix, rawKey);
+    const own = pending && !pending.value ? pending : undefined;
+    const key = own ? own.key : parseEtcdKey(prefix, rawKey);
     if (!key) return undefined;
     latestByKey.delete(rawKey);
     // A delete carries no value: the event shows the last state at the deletion revision.
     const object = prev
       ? withRevision(prev, revision)
       : deepFreeze({ metadata: { name: key.name, namespace: key.namespace || undefined, resourceVersion: String(revision) } });
-    return { revision, type: 'DELETED', key, object, prev };
+    const event: StoreEvent = { revision, type: 'DELETED', key, object, prev };
+    if (own) caught(rawKey, own, event);
+    return event;
+  }
+
+  /**
+   * The watch brought back what looks like `own` (a put of the same bytes, a delete of the key). The
+   * commit checks the revision against its transaction's before it returns the event.
+   */
+  function caught(rawKey: string, own: InFlightWrite, event: StoreEvent): void {
+    own.event = event;
+    inFlight.delete(rawKey);
   }
 
   function onWatchResponse(res: IWatchResponse): void {
@@ -139,8 +163,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   }
 
   function remember(event: StoreEvent): void {
-    recent.set(event.revision, event);
-    if (recent.size > RECENT_EVENTS) recent.delete(recent.keys().next().value!);
+    recent[event.revision & (RECENT_EVENTS - 1)] = event;
   }
 
   function expire(reason: string): void {
@@ -154,7 +177,10 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   /** Resolves with the emitted event of `revision`, now or when the watch delivers it. */
   function emittedEvent(revision: number, fallback: () => StoreEvent): Promise<StoreEvent> {
     if (expired) return Promise.reject(expired);
-    if (revision <= emittedRevision) return Promise.resolve(recent.get(revision) ?? fallback());
+    if (revision <= emittedRevision) {
+      const event = recent[revision & (RECENT_EVENTS - 1)];
+      return Promise.resolve(event?.revision === revision ? event : fallback());
+    }
     return new Promise((resolve, reject) => waiters.set(revision, { resolve, reject }));
   }
 
@@ -275,15 +301,19 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         op.op === 'delete' ? { request_delete_range: { key: keyBytes } } : { request_put: { key: keyBytes, value } };
       const request: ITxnRequest = { compare: [compare], success: [write], failure: [] };
       const retriesBefore = retryLog.retries(key);
-      if (op.op !== 'delete' && Object.isFrozen(op.object)) ownWrites.set(key, { value: value!, object: op.object, key: op.key });
+      const record: InFlightWrite = { key: op.key, value, object: op.op !== 'delete' && Object.isFrozen(op.object) ? op.object : undefined };
+      inFlight.set(key, record);
+      const settle = () => {
+        if (inFlight.get(key) === record) inFlight.delete(key);
+      };
       let res;
       try {
         res = await client.kv.txn(request);
       } catch (e) {
-        ownWrites.delete(key);
+        settle();
         throw e;
       }
-      if (!res.succeeded && ownWrites.get(key)?.value === value) ownWrites.delete(key); // the same Buffer object
+      if (!res.succeeded) settle();
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
         const current = (await client.get(key).exec()).kvs[0];
@@ -292,12 +322,17 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         if (own === undefined) throw conflict(op, current);
         revision = own;
       }
-      return emittedEvent(revision, () => ({
-        revision,
-        type: op.op === 'create' ? 'ADDED' : op.op === 'update' ? 'MODIFIED' : 'DELETED',
-        key: op.key,
-        object: deepFreeze({ metadata: { name: op.key.name, resourceVersion: String(revision) } }),
-      }));
+      if (record.event?.revision === revision) return record.event;
+      try {
+        return await emittedEvent(revision, () => ({
+          revision,
+          type: op.op === 'create' ? 'ADDED' : op.op === 'update' ? 'MODIFIED' : 'DELETED',
+          key: op.key,
+          object: deepFreeze({ metadata: { name: op.key.name, resourceVersion: String(revision) } }),
+        }));
+      } finally {
+        settle();
+      }
     },
 
     async close(): Promise<void> {
