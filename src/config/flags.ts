@@ -46,9 +46,9 @@ export const serveFlags: FlagDef[] = [
   { flag: 'data-dir', key: 'dataDir', kind: 'string', help: 'Directory of the embedded durable store (default data).' },
   { flag: 'etcd-servers', key: 'etcdServers', kind: 'list', help: 'etcd endpoints, e.g. http://127.0.0.1:2379.' },
   { flag: 'etcd-prefix', key: 'etcdPrefix', kind: 'string', help: 'Key prefix in etcd (default /registry).' },
-  { flag: 'etcd-cafile', key: 'etcdCafile', kind: 'string', help: 'CA of the etcd servers.' },
-  { flag: 'etcd-certfile', key: 'etcdCertfile', kind: 'string', help: 'Client certificate for etcd.' },
-  { flag: 'etcd-keyfile', key: 'etcdKeyfile', kind: 'string', help: 'Client key for etcd.' },
+  { flag: 'etcd-cafile', key: 'etcdCafile', kind: 'string', help: 'CA (PEM) that signed the etcd servers\' certificates; the system roots when absent. Any --etcd-*file flag or an https:// endpoint turns TLS on.' },
+  { flag: 'etcd-certfile', key: 'etcdCertfile', kind: 'string', help: 'Client certificate (PEM) presented to etcd; needs --etcd-keyfile.' },
+  { flag: 'etcd-keyfile', key: 'etcdKeyfile', kind: 'string', help: 'Private key (PEM) of --etcd-certfile.' },
   { flag: 'log-requests', key: 'logRequests', kind: 'bool', help: 'Log one line per request (user name, never credentials).' },
 ];
 

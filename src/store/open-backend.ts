@@ -14,7 +14,13 @@ export function backendFromOptions(options: ServerOptions, log: (msg: string) =>
     case 'etcd':
     case 'etcd3': {
       if (options.etcdServers.length === 0) throw new Error('--storage-backend=etcd3 needs --etcd-servers');
-      const tls = options.etcdCafile ? { caFile: options.etcdCafile, certFile: options.etcdCertfile, keyFile: options.etcdKeyfile } : undefined;
+      if (Boolean(options.etcdCertfile) !== Boolean(options.etcdKeyfile)) {
+        throw new Error('--etcd-certfile and --etcd-keyfile go together: a client certificate needs its key');
+      }
+      // Any TLS flag, or an https:// endpoint, means TLS; without --etcd-cafile the system roots apply.
+      const wantsTls =
+        Boolean(options.etcdCafile || options.etcdCertfile) || options.etcdServers.some((url) => url.startsWith('https://'));
+      const tls = wantsTls ? { caFile: options.etcdCafile, certFile: options.etcdCertfile, keyFile: options.etcdKeyfile } : undefined;
       return createEtcdBackend({
         endpoints: options.etcdServers,
         prefix: options.etcdPrefix,

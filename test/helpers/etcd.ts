@@ -2,11 +2,13 @@
 // a kill at the end (and at process exit, so a crashed test leaves nothing running). etcd missing is
 // an error, never a skip: CI installs Debian `etcd-server` (/usr/bin/etcd).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createCa, issueCert } from '../../src/certs/issue.ts';
 
 export const etcdBinary = process.env.ETCD_BIN ?? '/usr/bin/etcd';
 
@@ -19,9 +21,26 @@ export interface EtcdMember {
   restart(): Promise<void>;
 }
 
+/** PEM files of a TLS etcd: its CA, and a client certificate it accepts. */
+export interface EtcdClientTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+export interface EtcdOptions {
+  /**
+   * Serve clients over TLS and require a client certificate signed by the cluster's own CA
+   * (`--client-cert-auth`); the cluster's `tls` holds the files a client needs.
+   */
+  tls?: boolean;
+}
+
 export interface EtcdCluster {
-  /** Client URLs of all members. */
+  /** Client URLs of all members (https:// with `tls`). */
   endpoints: string[];
+  /** With `tls`: the CA and a client certificate for the members. */
+  tls?: EtcdClientTls;
   members: EtcdMember[];
   /** Stops every member and removes the data dirs. */
   stop(): Promise<void>;
@@ -54,13 +73,32 @@ async function freePort(): Promise<number> {
   }
 }
 
-async function waitHealthy(clientUrl: string, child: ChildProcess, output: () => string, timeoutMs: number) {
+/** etcd's /health over TLS with the client certificate (fetch cannot present one). */
+function tlsHealth(url: string, tls: EtcdClientTls): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitHealthy(clientUrl: string, child: ChildProcess, output: () => string, timeoutMs: number, tls?: EtcdClientTls) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`etcd exited with ${child.exitCode}:\n${output()}`);
     try {
-      const res = await fetch(`${clientUrl}/health`);
-      const body = (await res.json()) as { health?: string };
+      const text = tls ? await tlsHealth(`${clientUrl}/health`, tls) : await (await fetch(`${clientUrl}/health`)).text();
+      const body = JSON.parse(text) as { health?: string };
       if (body.health === 'true') return;
     } catch {
       // not listening yet
@@ -76,26 +114,45 @@ function waitExit(child: ChildProcess): Promise<void> {
 }
 
 /** Starts a `size`-member etcd cluster (1 by default) and resolves once every member is healthy. */
-export async function startEtcd(size = 1): Promise<EtcdCluster> {
+export async function startEtcd(size = 1, options: EtcdOptions = {}): Promise<EtcdCluster> {
   // a port can still be taken between the check and etcd's bind: start again on fresh ports
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startEtcdOnce(size);
+      return await startEtcdOnce(size, options);
     } catch (e) {
       if (attempt >= 3 || !(e instanceof Error && /address already in use/.test(e.message))) throw e;
     }
   }
 }
 
-async function startEtcdOnce(size: number): Promise<EtcdCluster> {
+/** A CA, a serving certificate for loopback and a client certificate, written under `dir`. */
+function writeEtcdPki(dir: string): { server: { certFile: string; keyFile: string }; client: EtcdClientTls } {
+  mkdirSync(dir, { recursive: true });
+  const ca = createCa('etcd-test-ca');
+  const server = issueCert(ca, { cn: 'etcd', usage: 'server', hosts: ['127.0.0.1', 'localhost'] });
+  const client = issueCert(ca, { cn: 'portcullis', usage: 'client' });
+  const file = (name: string, pem: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, pem, { mode: 0o600 });
+    return path;
+  };
+  return {
+    server: { certFile: file('server.crt', server.certPem), keyFile: file('server.key', server.keyPem) },
+    client: { caFile: file('ca.crt', ca.certPem), certFile: file('client.crt', client.certPem), keyFile: file('client.key', client.keyPem) },
+  };
+}
+
+async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCluster> {
   if (!existsSync(etcdBinary)) {
     throw new Error(`etcd binary not found at ${etcdBinary}: install the Debian package etcd-server (or set ETCD_BIN)`);
   }
   const baseDir = await mkdtemp(join(tmpdir(), 'portcullis-etcd-'));
   dataDirs.add(baseDir);
+  const pki = options.tls ? writeEtcdPki(join(baseDir, 'pki')) : undefined;
+  const clientScheme = pki ? 'https' : 'http';
   const specs = [];
   for (let i = 0; i < size; i++) {
-    specs.push({ name: `m${i}`, clientUrl: `http://127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}` });
+    specs.push({ name: `m${i}`, clientUrl: `${clientScheme}://127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}` });
   }
   const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
   const token = `portcullis-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -134,6 +191,9 @@ async function startEtcdOnce(size: number): Promise<EtcdCluster> {
       '--election-timeout=500',
       '--logger=zap',
       '--log-level=error',
+      ...(pki
+        ? [`--cert-file=${pki.server.certFile}`, `--key-file=${pki.server.keyFile}`, `--trusted-ca-file=${pki.client.caFile}`, '--client-cert-auth']
+        : []),
     ];
     let current = launch(args);
     const member: EtcdMember = {
@@ -145,7 +205,7 @@ async function startEtcdOnce(size: number): Promise<EtcdCluster> {
       },
       restart: async () => {
         current = launch(args); // an existing data dir makes etcd ignore the --initial-* flags
-        await waitHealthy(spec.clientUrl, current.child, current.output, 20_000);
+        await waitHealthy(spec.clientUrl, current.child, current.output, 20_000, pki?.client);
       },
     };
     return { member, ...current };
@@ -157,10 +217,10 @@ async function startEtcdOnce(size: number): Promise<EtcdCluster> {
     dataDirs.delete(baseDir);
   };
   try {
-    await Promise.all(started.map((s) => waitHealthy(s.member.clientUrl, s.child, s.output, 20_000)));
+    await Promise.all(started.map((s) => waitHealthy(s.member.clientUrl, s.child, s.output, 20_000, pki?.client)));
   } catch (error) {
     await stop();
     throw error;
   }
-  return { endpoints: started.map((s) => s.member.clientUrl), members: started.map((s) => s.member), stop };
+  return { endpoints: started.map((s) => s.member.clientUrl), tls: pki?.client, members: started.map((s) => s.member), stop };
 }

@@ -4,6 +4,7 @@
 // watch has delivered (and this backend emitted) the event of its own revision.
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import {
   CompareResult,
   CompareTarget,
@@ -35,7 +36,8 @@ export interface EtcdBackendOptions {
   endpoints: string[];
   /** Key prefix, `/registry` by default. */
   prefix?: string;
-  tls?: { caFile: string; certFile?: string; keyFile?: string };
+  /** TLS to etcd: its CA (the system roots when absent) and an optional client certificate. */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
   /**
    * Called once if the watch cannot follow etcd any more (the revision it must resume from was
    * compacted, or etcd cancelled it). Every later commit rejects with the same BackendExpired; the
@@ -275,11 +277,17 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     name: 'etcd',
 
     async open(onEvent): Promise<BackendSnapshot> {
-      const snapshot = await loadSnapshot();
-      emittedRevision = snapshot.revision;
-      emit = onEvent;
-      watcher = await startWatch(snapshot.revision + 1);
-      return snapshot;
+      try {
+        const snapshot = await loadSnapshot();
+        emittedRevision = snapshot.revision;
+        emit = onEvent;
+        watcher = await startWatch(snapshot.revision + 1);
+        return snapshot;
+      } catch (e) {
+        client.close();
+        const reason = e instanceof Error ? e.message : String(e);
+        throw new Error(`cannot load the state from etcd at ${options.endpoints.join(',')} (prefix ${prefix}): ${reason}`);
+      }
     },
 
     async commit(op: WriteOp): Promise<StoreEvent> {
@@ -363,13 +371,22 @@ function clientOptions(options: EtcdBackendOptions): IOptions {
     hosts: options.endpoints,
     dialTimeout: 5_000,
     credentials: tls && {
-      rootCertificate: readFileSync(tls.caFile),
-      certChain: tls.certFile ? readFileSync(tls.certFile) : undefined,
-      privateKey: tls.keyFile ? readFileSync(tls.keyFile) : undefined,
+      rootCertificate: tls.caFile ? readPem(tls.caFile, '--etcd-cafile') : Buffer.from(rootCertificates.join('\n')),
+      certChain: tls.certFile ? readPem(tls.certFile, '--etcd-certfile') : undefined,
+      privateKey: tls.keyFile ? readPem(tls.keyFile, '--etcd-keyfile') : undefined,
     },
     // Reconnect a broken watch quickly (e.g. to another member when one stops).
     faultHandling: { watchBackoff: doublingBackoff(50, 1_000) },
   };
+}
+
+/** A PEM file's bytes; a missing or unreadable file is an error naming the flag, not a stack trace. */
+function readPem(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new Error(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
 }
 
 type CallOptionsHook = Extract<NonNullable<IOptions['defaultCallOptions']>, (context: CallContext) => unknown>;
