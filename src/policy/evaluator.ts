@@ -58,6 +58,24 @@ export async function readEngine(): Promise<Uint8Array> {
   }
 }
 
+/**
+ * The engine's string bytes as a JS string. They are UTF-8, except that a lone surrogate from a
+ * `\udXXX` escape is kept in its 3-byte generalized form (ED A0..BF xx), which a UTF-8 decoder would
+ * turn into replacement characters; those sequences become the surrogate again.
+ */
+export function decodeEngineString(buf: Buffer, start: number, end: number): string {
+  let from = start;
+  let text = '';
+  for (let i = buf.indexOf(0xed, start); i >= 0 && i + 2 < end; i = buf.indexOf(0xed, i + 1)) {
+    const b1 = buf[i + 1]!;
+    if ((b1 & 0xe0) !== 0xa0) continue;
+    text += buf.toString('utf8', from, i) + String.fromCharCode(0xd000 | ((b1 & 0x3f) << 6) | (buf[i + 2]! & 0x3f));
+    from = i + 3;
+    i += 2;
+  }
+  return from === start ? buf.toString('utf8', start, end) : text + buf.toString('utf8', from, end);
+}
+
 /** Interprets a result-set row: {allowed, reason}, a SubjectAccessReview with status, or a boolean. */
 export function interpretResult(resultSet: unknown): PolicyDecision {
   if (!Array.isArray(resultSet) || resultSet.length === 0) return { allowed: false, reason: 'policy result is undefined' };
@@ -179,7 +197,7 @@ export class PolicyEvaluator {
     if (d === undefined) {
       buf = this.memory(0);
       const p = this.u32[(ret + 8) >>> 2];
-      d = Object.freeze({ allowed: true, reason: buf.toString('utf8', p, p + this.u32[(ret + 4) >>> 2]) });
+      d = Object.freeze({ allowed: true, reason: decodeEngineString(buf, p, p + this.u32[(ret + 4) >>> 2]) });
       this.byReason.set(ret, d);
     }
     return d;

@@ -114,3 +114,24 @@ test('random RBAC objects (merged with ABAC lines): engine == compiled reference
   }), { numRuns: 300 });
   t.true(allowed > 0);
 });
+
+// A counterexample the RBAC property once found: a subject named by a lone surrogate. The engine
+// holds it in generalized UTF-8; every path must give it back as the same JS string in the reason.
+test('a lone surrogate in a binding subject comes back unchanged in the reason, by every path', async (t) => {
+  const ev = await PolicyEvaluator.load(await readEngine(), {});
+  const objs: RbacObjects = {
+    clusterRoles: [{ metadata: { name: 'r2' }, rules: [{ verbs: ['GET'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['*'] }] }],
+    roles: [],
+    clusterRoleBindings: [{ metadata: { name: 'c1' }, roleRef: { kind: 'ClusterRole', name: 'r2' }, subjects: [{ kind: 'Group', name: '\udc00' }] }],
+    roleBindings: [],
+  };
+  const compiled = mergePolicies(compileAbac('', 'p.jsonl'), compileRbac(objs));
+  ev.setData(toData(compiled));
+  const r: FlatRequest = { user: 'alice', groups: ['\udc00'], isResource: false, namespace: '', verb: 'GET', apiGroup: '', resource: '', subresource: '', name: '', path: '' };
+  const sar = sarFromFlat(r);
+  const got = decideAllWays(ev, r, sar);
+  t.truthy(got, 'the three engine paths agree');
+  t.deepEqual(got, evaluateCompiled(compiled, sar));
+  t.true(got!.allowed);
+  t.true(got!.reason.includes('Group "\udc00"'), got!.reason);
+});

@@ -211,6 +211,15 @@ export function parseJson(p: usize, len: u32): usize {
 
 const HEX = '0123456789abcdef';
 
+/**
+ * A lone surrogate (a `\udc00` escape with no partner) is held as its 3-byte generalized UTF-8 form
+ * ED A0..BF xx, which is not UTF-8: it is dumped as a `\uXXXX` escape again so the host's JSON parser
+ * gets the same string back.
+ */
+@inline function isSurrogateAt(p: usize, i: u32, n: u32): bool {
+  return load<u8>(p + <usize>i) == 0xed && i + 2 < n && (load<u8>(p + <usize>i + 1) & 0xe0) == 0xa0;
+}
+
 function escapedLen(s: usize): u32 {
   let n = strLen(s);
   let p = strPtr(s);
@@ -219,6 +228,7 @@ function escapedLen(s: usize): u32 {
     let c = load<u8>(p + <usize>i);
     if (c == 0x22 || c == 0x5c || c == 0x0a || c == 0x09 || c == 0x0d) out += 2;
     else if (c < 0x20) out += 6;
+    else if (isSurrogateAt(p, i, n)) { out += 6; i += 2; }
     else out += 1;
   }
   return out;
@@ -228,8 +238,16 @@ function plain(p: usize, n: u32): bool {
   for (let i: u32 = 0; i < n; i++) {
     let c = load<u8>(p + <usize>i);
     if (c < 0x20 || c == 0x22 || c == 0x5c) return false;
+    if (isSurrogateAt(p, i, n)) return false;
   }
   return true;
+}
+
+function writeU16Escape(out: usize, cp: u32): usize {
+  store<u8>(out++, 0x5c); store<u8>(out++, 0x75);
+  store<u8>(out++, <u8>HEX.charCodeAt((cp >> 12) & 15)); store<u8>(out++, <u8>HEX.charCodeAt((cp >> 8) & 15));
+  store<u8>(out++, <u8>HEX.charCodeAt((cp >> 4) & 15)); store<u8>(out++, <u8>HEX.charCodeAt(cp & 15));
+  return out;
 }
 
 export function writeEscaped(out: usize, p: usize, n: u32): usize {
@@ -246,9 +264,12 @@ export function writeEscaped(out: usize, p: usize, n: u32): usize {
     else if (c == 0x0a) { store<u8>(out++, 0x5c); store<u8>(out++, 0x6e); }
     else if (c == 0x09) { store<u8>(out++, 0x5c); store<u8>(out++, 0x74); }
     else if (c == 0x0d) { store<u8>(out++, 0x5c); store<u8>(out++, 0x72); }
-    else if (c < 0x20) {
-      store<u8>(out++, 0x5c); store<u8>(out++, 0x75); store<u8>(out++, 0x30); store<u8>(out++, 0x30);
-      store<u8>(out++, <u8>HEX.charCodeAt(c >> 4)); store<u8>(out++, <u8>HEX.charCodeAt(c & 15));
+    else if (c < 0x20) out = writeU16Escape(out, c);
+    else if (isSurrogateAt(p, i, n)) {
+      let b1 = <u32>load<u8>(p + <usize>i + 1);
+      let b2 = <u32>load<u8>(p + <usize>i + 2);
+      out = writeU16Escape(out, 0xd000 | ((b1 & 0x3f) << 6) | (b2 & 0x3f));
+      i += 2;
     } else store<u8>(out++, c);
   }
   store<u8>(out++, 0x22);
