@@ -133,6 +133,11 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     return event;
   }
 
+  /** The commit of `record` is over: forget it unless a later write to the key replaced it. */
+  function settle(rawKey: string, record: InFlightWrite): void {
+    if (inFlight.get(rawKey) === record) inFlight.delete(rawKey);
+  }
+
   /**
    * The watch brought back what looks like `own` (a put of the same bytes, a delete of the key). The
    * commit checks the revision against its transaction's before it returns the event.
@@ -311,17 +316,14 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const retriesBefore = retryLog.retries(key);
       const record: InFlightWrite = { key: op.key, value, object: op.op !== 'delete' && Object.isFrozen(op.object) ? op.object : undefined };
       inFlight.set(key, record);
-      const settle = () => {
-        if (inFlight.get(key) === record) inFlight.delete(key);
-      };
       let res;
       try {
         res = await client.kv.txn(request);
       } catch (e) {
-        settle();
+        settle(key, record);
         throw e;
       }
-      if (!res.succeeded) settle();
+      if (!res.succeeded) settle(key, record);
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
         const current = (await client.get(key).exec()).kvs[0];
@@ -339,7 +341,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
           object: deepFreeze({ metadata: { name: op.key.name, resourceVersion: String(revision) } }),
         }));
       } finally {
-        settle();
+        settle(key, record);
       }
     },
 
