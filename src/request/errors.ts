@@ -142,8 +142,9 @@ export const errors = {
   timeout(message: string, retryAfter = 1): StatusError {
     return new StatusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds: retryAfter });
   },
-  serviceUnavailable(message: string): StatusError {
-    return new StatusError(503, 'ServiceUnavailable', message);
+  /** `retryAfterSeconds` adds the Retry-After header and the Status detail. */
+  serviceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
+    return new StatusError(503, 'ServiceUnavailable', message, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds });
   },
 };
 

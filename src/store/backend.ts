@@ -35,6 +35,16 @@ export class BackendConflict extends Error {
 
 export class BackendExpired extends Error {}
 
+/**
+ * The backend refused a write it was able to judge: the object is larger than it stores, or the
+ * storage cannot be reached right now (the write may or may not have happened; reading tells).
+ */
+export class BackendRejected extends Error {
+  constructor(readonly kind: 'too-large' | 'unavailable', message: string) {
+    super(message);
+  }
+}
+
 export interface BackendSnapshot {
   revision: number;
   objects: Iterable<{ key: ObjectKey; object: ApiObject }>;

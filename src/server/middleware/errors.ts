@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { CodecRegistry } from '../../codec/codecs.ts';
 import { errors, StatusError } from '../../request/errors.ts';
-import { BackendExpired } from '../../store/backend.ts';
+import { BackendExpired, BackendRejected } from '../../store/backend.ts';
 import { respondError } from '../respond.ts';
 
 /** Outermost: every failure below becomes a Status object; unknown errors are 500s, logged without detail leaks. */
@@ -15,6 +15,11 @@ export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => voi
       else if (e instanceof BackendExpired) {
         // the storage watch fell behind a compaction: this server cannot write consistently any more
         err = errors.serviceUnavailable(`storage is unavailable: ${e.message}; restart the server to reload its state`);
+      } else if (e instanceof BackendRejected) {
+        err =
+          e.kind === 'too-large'
+            ? new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${e.message}`)
+            : errors.serviceUnavailable(`storage is unavailable: ${e.message}`, 1);
       } else {
         log(`internal error on ${ctx.method} ${ctx.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         err = errors.internal(e);

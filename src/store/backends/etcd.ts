@@ -9,6 +9,8 @@ import {
   CompareResult,
   CompareTarget,
   Etcd3,
+  GRPCDeadlineExceededError,
+  GRPCUnavailableError,
   Range,
   type CallContext,
   type ICompare,
@@ -23,6 +25,7 @@ import type { ApiObject } from '../../api/object.ts';
 import {
   BackendConflict,
   BackendExpired,
+  BackendRejected,
   type Backend,
   type BackendSnapshot,
   type ObjectKey,
@@ -321,12 +324,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         res = await client.kv.txn(request);
       } catch (e) {
         settle(key, record);
-        throw e;
+        throw rejection(e);
       }
       if (!res.succeeded) settle(key, record);
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
-        const current = (await client.get(key).exec()).kvs[0];
+        const current = (await client.get(key).exec().catch((e: unknown) => Promise.reject(rejection(e)))).kvs[0];
         const retried = retryLog.retries(key) > retriesBefore;
         const own = retried ? await ownEarlierAttempt(op, key, value, current) : undefined;
         if (own === undefined) throw conflict(op, current);
@@ -380,6 +383,23 @@ function clientOptions(options: EtcdBackendOptions): IOptions {
     // Reconnect a broken watch quickly (e.g. to another member when one stops).
     faultHandling: { watchBackoff: doublingBackoff(50, 1_000) },
   };
+}
+
+/**
+ * What an etcd call's failure means to the API: a value over etcd's request limit (`etcdserver:
+ * request is too large`, or over its gRPC message limit) is the client's too-large object; etcd
+ * unreachable (after etcd3's retries, or while its circuit breaker is open) or too slow is a storage
+ * outage the client may retry. Anything else stays as it is.
+ */
+function rejection(e: unknown): unknown {
+  if (!(e instanceof Error)) return e;
+  if (/request is too large|larger than max/.test(e.message)) {
+    return new BackendRejected('too-large', 'the object is larger than etcd accepts (etcd --max-request-bytes)');
+  }
+  if (e instanceof GRPCUnavailableError || e instanceof GRPCDeadlineExceededError || e.constructor.name === 'BrokenCircuitError' || /circuit breaker is open/.test(e.message)) {
+    return new BackendRejected('unavailable', `etcd did not answer (${e.message.split('\n')[0]})`);
+  }
+  return e;
 }
 
 /** A PEM file's bytes; a missing or unreadable file is an error naming the flag, not a stack trace. */

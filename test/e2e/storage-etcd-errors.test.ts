@@ -1,0 +1,90 @@
+// What a client sees when etcd refuses or cannot take a write: an object over etcd's request limit is
+// 413 RequestEntityTooLarge and nothing is stored; with etcd down, writes are 503 ServiceUnavailable
+// with Retry-After at once (reads keep being served), and writes work again once etcd is back.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { startEtcd } from '../helpers/etcd.ts';
+import { startServeProcess, writeServiceAccountKey } from '../helpers/process-server.ts';
+
+let dir = '';
+let keyFile = '';
+test.before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'portcullis-etcd-errors-'));
+  keyFile = writeServiceAccountKey(dir);
+});
+test.after.always(() => rm(dir, { recursive: true, force: true }));
+
+const EVENTS = '/api/v1/namespaces/default/events';
+const event = (name: string, message: string) => ({
+  apiVersion: 'v1',
+  kind: 'Event',
+  metadata: { name },
+  involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+  reason: 'Test',
+  message,
+});
+
+test('an object over etcd request limit is 413 RequestEntityTooLarge and is not stored', async (t) => {
+  const etcd = await startEtcd(1);
+  const server = await startServeProcess({
+    args: ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoints[0]}`, `--service-account-key-file=${keyFile}`],
+  });
+  try {
+    // etcd 3.4 takes requests up to 1.5 MiB; the API body limit (3 MiB) lets this one through to it
+    const big = await server.req('POST', EVENTS, event('too-big', 'x'.repeat(2_000_000)));
+    t.is(big.status, 413, big.text);
+    t.is(big.json.reason, 'RequestEntityTooLarge');
+    t.regex(big.json.message, /^Request entity too large: /);
+
+    const small = await server.req('POST', EVENTS, event('fits', 'x'.repeat(1_000)));
+    t.is(small.status, 201, small.text);
+    const names = (await server.req('GET', EVENTS)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+    t.deepEqual(names, ['fits']);
+    t.is((await server.req('GET', `${EVENTS}/too-big`)).status, 404);
+  } finally {
+    await server.kill('SIGTERM');
+    await etcd.stop();
+  }
+});
+
+test('with etcd down, writes are 503 with Retry-After at once, reads still work; writes resume when etcd is back', async (t) => {
+  const etcd = await startEtcd(1);
+  const server = await startServeProcess({
+    args: ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoints[0]}`, `--service-account-key-file=${keyFile}`],
+  });
+  try {
+    t.is((await server.req('POST', EVENTS, event('before', 'up'))).status, 201);
+    await etcd.members[0]!.stop();
+
+    for (const name of ['down-1', 'down-2']) {
+      const started = Date.now();
+      const res = await server.req('POST', EVENTS, event(name, 'etcd is down'));
+      t.is(res.status, 503, res.text);
+      t.is(res.json.reason, 'ServiceUnavailable');
+      t.regex(res.json.message, /^storage is unavailable: /);
+      t.is(res.headers.get('retry-after'), '1');
+      t.true(Date.now() - started < 15_000, 'answered without waiting for etcd to come back');
+    }
+    const read = await server.req('GET', `${EVENTS}/before`);
+    t.is(read.status, 200, 'reads are served from the state the server has');
+
+    await etcd.members[0]!.restart();
+    let status = 0;
+    for (let attempt = 0; attempt < 120 && status !== 201; attempt++) {
+      status = (await server.req('POST', EVENTS, event(`after-${attempt}`, 'back'))).status;
+      if (status !== 201) {
+        t.is(status, 503, 'while the client reconnects, still a clean 503');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    t.is(status, 201, 'writes work again once etcd is back');
+    const names = (await server.req('GET', EVENTS)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+    t.false(names.includes('down-1'));
+    t.false(names.includes('down-2'));
+  } finally {
+    await server.kill('SIGTERM');
+    await etcd.stop();
+  }
+});
