@@ -1,6 +1,7 @@
 // What a client sees when etcd refuses or cannot take a write: an object over etcd's request limit is
 // 413 RequestEntityTooLarge and nothing is stored; with etcd down, writes are 503 ServiceUnavailable
-// with Retry-After at once (reads keep being served), and writes work again once etcd is back.
+// with Retry-After at once (reads keep being served), and writes work again once etcd is back; the
+// same when a three-member etcd loses quorum.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,39 @@ test('with etcd down, writes are 503 with Retry-After at once, reads still work;
     const names = (await server.req('GET', EVENTS)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
     t.false(names.includes('down-1'));
     t.false(names.includes('down-2'));
+  } finally {
+    await server.kill('SIGTERM');
+    await etcd.stop();
+  }
+});
+
+test('a three-member etcd that loses quorum: writes are 503, not 500 or a hang; they resume with quorum', async (t) => {
+  const etcd = await startEtcd(3);
+  const server = await startServeProcess({
+    args: ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoints.join(',')}`, `--service-account-key-file=${keyFile}`],
+  });
+  try {
+    t.is((await server.req('POST', EVENTS, event('with-quorum', 'up'))).status, 201);
+    await etcd.members[1]!.stop();
+    await etcd.members[2]!.stop();
+
+    const started = Date.now();
+    const res = await server.req('POST', EVENTS, event('without-quorum', 'one of three'));
+    t.is(res.status, 503, res.text);
+    t.is(res.json.reason, 'ServiceUnavailable');
+    t.true(Date.now() - started < 30_000, 'answered well before the request timeout');
+    t.is((await server.req('GET', `${EVENTS}/with-quorum`)).status, 200);
+
+    await etcd.members[1]!.restart();
+    let status = 0;
+    for (let attempt = 0; attempt < 160 && status !== 201; attempt++) {
+      status = (await server.req('POST', EVENTS, event(`quorum-back-${attempt}`, 'two of three'))).status;
+      if (status !== 201) {
+        t.is(status, 503);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    t.is(status, 201, 'writes work again with two of three members');
   } finally {
     await server.kill('SIGTERM');
     await etcd.stop();

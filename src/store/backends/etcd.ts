@@ -388,15 +388,19 @@ function clientOptions(options: EtcdBackendOptions): IOptions {
 /**
  * What an etcd call's failure means to the API: a value over etcd's request limit (`etcdserver:
  * request is too large`, or over its gRPC message limit) is the client's too-large object; etcd
- * unreachable (after etcd3's retries, or while its circuit breaker is open) or too slow is a storage
- * outage the client may retry. Anything else stays as it is.
+ * unreachable (after etcd3's retries, or while its circuit breaker is open), too slow, or without
+ * quorum is a storage outage the client may retry. Anything else stays as it is.
  */
 function rejection(e: unknown): unknown {
   if (!(e instanceof Error)) return e;
   if (/request is too large|larger than max/.test(e.message)) {
     return new BackendRejected('too-large', 'the object is larger than etcd accepts (etcd --max-request-bytes)');
   }
-  if (e instanceof GRPCUnavailableError || e instanceof GRPCDeadlineExceededError || e.constructor.name === 'BrokenCircuitError' || /circuit breaker is open/.test(e.message)) {
+  const unreachable = e instanceof GRPCUnavailableError || e instanceof GRPCDeadlineExceededError;
+  const breakerOpen = e.constructor.name === 'BrokenCircuitError' || /circuit breaker is open/.test(e.message);
+  // etcd's own answers while it has no quorum or leader, or sheds load
+  const noQuorum = /etcdserver: (request timed out|leader changed|no leader|too many requests|server stopped)|context deadline exceeded/.test(e.message);
+  if (unreachable || breakerOpen || noQuorum) {
     return new BackendRejected('unavailable', `etcd did not answer (${e.message.split('\n')[0]})`);
   }
   return e;
