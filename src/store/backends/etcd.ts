@@ -53,9 +53,10 @@ const SNAPSHOT_PAGE = 1000;
 /**
  * Recent events kept (a ring indexed by revision) for a commit whose response arrives after its watch
  * event and whose in-flight record did not catch the event (another write of this server to the same
- * key replaced the record). A power of two.
+ * key replaced the record): rare, so a short ring, which keeps few superseded objects alive. A power
+ * of two.
  */
-const RECENT_EVENTS = 8192;
+const RECENT_EVENTS = 1024;
 
 /** A write of this server between its transaction and its watch event. */
 interface InFlightWrite {
@@ -337,12 +338,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       }
       if (record.event?.revision === revision) return record.event;
       try {
-        return await emittedEvent(revision, () => ({
-          revision,
-          type: op.op === 'create' ? 'ADDED' : op.op === 'update' ? 'MODIFIED' : 'DELETED',
-          key: op.key,
-          object: deepFreeze({ metadata: { name: op.key.name, resourceVersion: String(revision) } }),
-        }));
+        return await emittedEvent(revision, () => committedEvent(op, revision));
       } finally {
         settle(key, record);
       }
@@ -358,6 +354,18 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       client.close();
     },
   };
+}
+
+/**
+ * The event of `op` at `revision` rebuilt from the write itself, for a commit whose emitted event is
+ * no longer at hand: a put's object is exactly what it wrote; a delete's last state is gone, so only
+ * the name and revision are known.
+ */
+function committedEvent(op: WriteOp, revision: number): StoreEvent {
+  if (op.op === 'create') return { revision, type: 'ADDED', key: op.key, object: withRevision(op.object, revision) };
+  if (op.op === 'update') return { revision, type: 'MODIFIED', key: op.key, object: withRevision(op.object, revision) };
+  const metadata = { name: op.key.name, namespace: op.key.namespace || undefined, resourceVersion: String(revision) };
+  return { revision, type: 'DELETED', key: op.key, object: deepFreeze({ metadata }) };
 }
 
 function encode(object: ApiObject): string {
