@@ -4,8 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { AuthnError, type Authenticator, type AuthnRequest, type UserInfo } from './types.ts';
-import { parseCsv, CsvError } from './csv.ts';
-import { AuthnConfigError } from './config-error.ts';
+import { parseCredentialFile } from './csv.ts';
 
 export const BASIC_REALM = 'platform-master';
 export const BASIC_CHALLENGE = `Basic realm="${BASIC_REALM}"`;
@@ -24,20 +23,8 @@ const DUMMY_DIGEST = digest('\u0000no such user\u0000');
 
 export function parsePasswordFile(text: string, path: string): Map<string, PasswordEntry> {
   const entries = new Map<string, PasswordEntry>();
-  let rows;
-  try {
-    rows = parseCsv(text);
-  } catch (err) {
-    if (err instanceof CsvError) throw new AuthnConfigError(`password file '${path}' line ${err.line}: ${err.message}`);
-    throw err;
-  }
-  for (const { line, fields } of rows) {
-    if (fields.length < 3) {
-      throw new AuthnConfigError(`password file '${path}' must have at least 3 columns (password, user name, user uid), found ${fields.length} (line ${line})`);
-    }
-    const [password, name, uid, groups] = fields;
-    const user: UserInfo = { name, uid, groups: groups === undefined ? [] : groups.split(',').filter((g) => g !== '') };
-    entries.set(name, { passwordDigest: digest(password), user });
+  for (const { secret, user } of parseCredentialFile(text, path, 'password')) {
+    entries.set(user.name, { passwordDigest: digest(secret), user });
   }
   return entries;
 }

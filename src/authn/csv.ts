@@ -2,6 +2,8 @@
 // separated, double-quote quoting with "" as an escaped quote, quoted fields may span lines,
 // variable field counts, blank lines skipped, no trimming. A bare quote in an unquoted field or an
 // unterminated quote is an error naming the line.
+import type { UserInfo } from './types.ts';
+import { AuthnConfigError } from './config-error.ts';
 
 export interface CsvRow {
   /** 1-based line on which the record starts. */
@@ -64,4 +66,34 @@ export function parseCsv(text: string): CsvRow[] {
     rows.push({ line: start, fields });
   }
   return rows;
+}
+
+/** One row of a static credential file: `secret,user,uid[,"group1,group2"][,ignored...]`. */
+export interface CredentialRow {
+  line: number;
+  secret: string;
+  user: UserInfo;
+}
+
+/**
+ * The rows of a token or password file (`kind` names the file and its first column in errors;
+ * `path` names the file). Fewer than 3 columns, or bad CSV, is an AuthnConfigError naming the line.
+ */
+export function parseCredentialFile(text: string, path: string, kind: 'token' | 'password'): CredentialRow[] {
+  let rows;
+  try {
+    rows = parseCsv(text);
+  } catch (err) {
+    if (err instanceof CsvError) throw new AuthnConfigError(`${kind} file '${path}' line ${err.line}: ${err.message}`);
+    throw err;
+  }
+  return rows.map(({ line, fields }) => {
+    if (fields.length < 3) {
+      throw new AuthnConfigError(
+        `${kind} file '${path}' must have at least 3 columns (${kind}, user name, user uid), found ${fields.length} (line ${line})`,
+      );
+    }
+    const [secret, name, uid, groups] = fields as [string, string, string, string | undefined];
+    return { line, secret, user: { name, uid, groups: groups === undefined ? [] : groups.split(',').filter((g) => g !== '') } };
+  });
 }

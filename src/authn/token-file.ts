@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from './types.ts';
-import { parseCsv, CsvError } from './csv.ts';
+import { parseCredentialFile } from './csv.ts';
 import type { TokenAuthenticator } from './token.ts';
 import { AuthnConfigError } from './config-error.ts';
 
@@ -11,27 +11,12 @@ function digest(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('base64');
 }
 
-function groupsOf(field: string | undefined): string[] {
-  return field === undefined ? [] : field.split(',').filter((g) => g !== '');
-}
-
 /** Parse the file's text; `path` names it in errors. Duplicate tokens: the last row wins. */
 export function parseTokenFile(text: string, path: string): Map<string, UserInfo> {
   const users = new Map<string, UserInfo>();
-  let rows;
-  try {
-    rows = parseCsv(text);
-  } catch (err) {
-    if (err instanceof CsvError) throw new AuthnConfigError(`token file '${path}' line ${err.line}: ${err.message}`);
-    throw err;
-  }
-  for (const { line, fields } of rows) {
-    if (fields.length < 3) {
-      throw new AuthnConfigError(`token file '${path}' must have at least 3 columns (token, user name, user uid), found ${fields.length} (line ${line})`);
-    }
-    const [token, name, uid, groups] = fields;
-    if (token === '') throw new AuthnConfigError(`token file '${path}' has an empty token (line ${line})`);
-    users.set(digest(token), { name, uid, groups: groupsOf(groups) });
+  for (const { line, secret, user } of parseCredentialFile(text, path, 'token')) {
+    if (secret === '') throw new AuthnConfigError(`token file '${path}' has an empty token (line ${line})`);
+    users.set(digest(secret), user);
   }
   return users;
 }
