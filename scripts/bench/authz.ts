@@ -147,6 +147,18 @@ function rbacWorld(roles: number, bindings: number, namespaces: number, seed = 3
   return o;
 }
 
+/** 2,000 random resource requests against the `rbacWorld` namespaces, users and teams. */
+function rbacRequests(seed: number): Req[] {
+  const r = rng(seed);
+  const reqs: Req[] = [];
+  for (let i = 0; i < 2000; i++) {
+    const user = { name: `user${Math.floor(r() * 5000)}`, groups: [`team${Math.floor(r() * 200)}`, 'system:authenticated'] };
+    const attrs: AuthzAttributes = { isResourceRequest: true, path: '', verb: VERBS[Math.floor(r() * 6)], apiGroup: r() < 0.7 ? '' : 'apps', apiVersion: 'v1', namespace: `ns${Math.floor(r() * 100)}`, resource: RESOURCES[Math.floor(r() * 8)], subresource: '', name: '' };
+    reqs.push({ user, attrs, sar: sarFromFlat(flatRequest(user, attrs)) });
+  }
+  return reqs;
+}
+
 async function rbacFigures(): Promise<void> {
   const t0 = performance.now();
   const rbac = new RbacCompiler(rbacWorld(1000, 10000, 100));
@@ -156,13 +168,7 @@ async function rbacFigures(): Promise<void> {
   const ev = await PolicyEvaluator.engine(toData(compiled));
   const tLoad = performance.now() - t1;
   const authz = new PolicyAuthorizer('RBAC', ev, { cache: false });
-  const r = rng(4);
-  const reqs: Req[] = [];
-  for (let i = 0; i < 2000; i++) {
-    const user = { name: `user${Math.floor(r() * 5000)}`, groups: [`team${Math.floor(r() * 200)}`, 'system:authenticated'] };
-    const attrs: AuthzAttributes = { isResourceRequest: true, path: '', verb: VERBS[Math.floor(r() * 6)], apiGroup: r() < 0.7 ? '' : 'apps', apiVersion: 'v1', namespace: `ns${Math.floor(r() * 100)}`, resource: RESOURCES[Math.floor(r() * 8)], subresource: '', name: '' };
-    reqs.push({ user, attrs, sar: sarFromFlat(flatRequest(user, attrs)) });
-  }
+  const reqs = rbacRequests(4);
   let allowed = 0;
   for (const q of reqs) {
     const a = authz.authorize(q.user, q.attrs);
@@ -215,13 +221,7 @@ async function rbacLiveFigures(): Promise<void> {
   const tOpen = performance.now() - t0;
   const cached = live.authorizer!;
   const uncached = new RbacAuthorizer(new PolicyAuthorizer('RBAC', cached.engine.evaluator, { cache: false }));
-  const r = rng(5);
-  const reqs: Req[] = [];
-  for (let i = 0; i < 2000; i++) {
-    const user = { name: `user${Math.floor(r() * 5000)}`, groups: [`team${Math.floor(r() * 200)}`, 'system:authenticated'] };
-    const attrs: AuthzAttributes = { isResourceRequest: true, path: '', verb: VERBS[Math.floor(r() * 6)], apiGroup: r() < 0.7 ? '' : 'apps', apiVersion: 'v1', namespace: `ns${Math.floor(r() * 100)}`, resource: RESOURCES[Math.floor(r() * 8)], subresource: '', name: '' };
-    reqs.push({ user, attrs, sar: sarFromFlat(flatRequest(user, attrs)) });
-  }
+  const reqs = rbacRequests(5);
   let allowed = 0;
   for (const q of reqs) {
     const a = uncached.authorize(q.user, q.attrs);
