@@ -129,9 +129,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     if (!key) return undefined;
     latestByKey.delete(rawKey);
     // A delete carries no value: the event shows the last state at the deletion revision.
-    const object = prev
-      ? withRevision(prev, revision)
-      : deepFreeze({ metadata: { name: key.name, namespace: key.namespace || undefined, resourceVersion: String(revision) } });
+    const object = prev ? withRevision(prev, revision) : tombstone(key, revision);
     const event: StoreEvent = { revision, type: 'DELETED', key, object, prev };
     if (own) caught(rawKey, own, event);
     return event;
@@ -193,6 +191,17 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       return Promise.resolve(event?.revision === revision ? event : fallback());
     }
     return new Promise((resolve, reject) => waiters.set(revision, { resolve, reject }));
+  }
+
+  /**
+   * After a failed compare: the revision of this write's own earlier attempt if etcd3 retried it (see
+   * below), otherwise the BackendConflict the compare means.
+   */
+  async function earlierAttemptOrConflict(op: WriteOp, key: string, value: Buffer | undefined, retriesBefore: number): Promise<number> {
+    const current = (await client.get(key).exec()).kvs[0];
+    const own = retryLog.retries(key) > retriesBefore ? await ownEarlierAttempt(op, key, value, current) : undefined;
+    if (own === undefined) throw conflict(op, current);
+    return own;
   }
 
   /**
@@ -327,14 +336,10 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         settle(key, record);
         throw rejection(e);
       }
-      if (!res.succeeded) settle(key, record);
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
-        const current = (await client.get(key).exec().catch((e: unknown) => Promise.reject(rejection(e)))).kvs[0];
-        const retried = retryLog.retries(key) > retriesBefore;
-        const own = retried ? await ownEarlierAttempt(op, key, value, current) : undefined;
-        if (own === undefined) throw conflict(op, current);
-        revision = own;
+        settle(key, record);
+        revision = await earlierAttemptOrConflict(op, key, value, retriesBefore).catch((e: unknown) => Promise.reject(rejection(e)));
       }
       if (record.event?.revision === revision) return record.event;
       try {
@@ -364,8 +369,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
 function committedEvent(op: WriteOp, revision: number): StoreEvent {
   if (op.op === 'create') return { revision, type: 'ADDED', key: op.key, object: withRevision(op.object, revision) };
   if (op.op === 'update') return { revision, type: 'MODIFIED', key: op.key, object: withRevision(op.object, revision) };
-  const metadata = { name: op.key.name, namespace: op.key.namespace || undefined, resourceVersion: String(revision) };
-  return { revision, type: 'DELETED', key: op.key, object: deepFreeze({ metadata }) };
+  return { revision, type: 'DELETED', key: op.key, object: tombstone(op.key, revision) };
+}
+
+/** What a delete event shows when the deleted object's last state is not known: its name. */
+function tombstone(key: ObjectKey, revision: number): ApiObject {
+  return deepFreeze({ metadata: { name: key.name, namespace: key.namespace || undefined, resourceVersion: String(revision) } });
 }
 
 function encode(object: ApiObject): string {
