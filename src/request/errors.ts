@@ -126,8 +126,9 @@ export const errors = {
   unsupportedMediaType(contentType: string, accepted: string[]): StatusError {
     return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType}) - accepted media types include: ${accepted.join(', ')}`);
   },
-  tooLarge(limit: number): StatusError {
-    return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  /** 413; `detail` says what was too large, e.g. `limit is 3145728`. */
+  tooLarge(detail: string): StatusError {
+    return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${detail}`);
   },
   tooManyRequests(): StatusError {
     return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });

@@ -35,11 +35,7 @@ function describe(op: unknown, index: number): string {
 export function parseJsonPatch(doc: JsonValue): Operation[] {
   if (!Array.isArray(doc)) throw errors.badRequest('the JSON patch must be a list of operations');
   if (doc.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new StatusError(
-      413,
-      'RequestEntityTooLarge',
-      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${doc.length}`,
-    );
+    throw errors.tooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${doc.length}`);
   }
   doc.forEach((op, i) => {
     const name = typeof op === 'object' && op !== null && !Array.isArray(op) ? op.op : undefined;

@@ -10,7 +10,7 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
   const declared = Number(length || NaN);
   if (Number.isFinite(declared) && declared > limit) {
     ctx.req.resume();
-    throw errors.tooLarge(limit);
+    throw errors.tooLarge(`limit is ${limit}`);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -18,7 +18,7 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
     size += chunk.length;
     if (size > limit) {
       ctx.req.resume();
-      throw errors.tooLarge(limit);
+      throw errors.tooLarge(`limit is ${limit}`);
     }
     chunks.push(chunk);
   }

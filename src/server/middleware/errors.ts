@@ -18,7 +18,7 @@ export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => voi
       } else if (e instanceof BackendRejected) {
         err =
           e.kind === 'too-large'
-            ? new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${e.message}`)
+            ? errors.tooLarge(e.message)
             : errors.serviceUnavailable(`storage is unavailable: ${e.message}`, 1);
       } else {
         log(`internal error on ${ctx.method} ${ctx.path}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
