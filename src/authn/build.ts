@@ -2,7 +2,7 @@
 // the start with its name and line. Order follows the reference server (1.6): request-header proxy,
 // basic auth, client certificates, token file, then other token sources (service accounts, …).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Authenticator, AuthnRequest, UserInfo } from './types.ts';
+import type { Authenticator, UserInfo } from './types.ts';
 import { errors, type StatusError } from '../request/errors.ts';
 import { CertPool } from './cert-verify.ts';
 import { x509Authenticator } from './x509.ts';

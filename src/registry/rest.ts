@@ -11,7 +11,7 @@ import type { ObjectKey } from '../store/backend.ts';
 import { BackendConflict } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { runAdmission, type AdmissionPlugin } from './admission.ts';
-import { collectionPath, exportObject, forListItem, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
+import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
 import { ListBody } from './list-body.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
