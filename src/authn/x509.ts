@@ -16,7 +16,3 @@ export function x509Authenticator(pool: CertPool): Authenticator {
     },
   };
 }
-
-export function x509AuthenticatorFromFile(clientCaFile: string): Authenticator {
-  return x509Authenticator(CertPool.fromFile(clientCaFile));
-}

@@ -1,7 +1,7 @@
 // The cluster client configuration ("kubeconfig") format: clusters, users, contexts, current-context.
 // Used for the admin kubeconfig that `certs init` writes and for webhook configuration files.
 // File references are resolved relative to the file's own directory, as kubectl does.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 
@@ -101,11 +101,6 @@ export function stringifyKubeconfig(cfg: Kubeconfig): string {
 
 export function readKubeconfig(path: string): Kubeconfig {
   return parseKubeconfig(readFileSync(path, 'utf8'), path);
-}
-
-/** Written 0600: a kubeconfig may embed a private key or a token. */
-export function writeKubeconfig(path: string, cfg: Kubeconfig): void {
-  writeFileSync(path, stringifyKubeconfig(cfg), { mode: 0o600 });
 }
 
 /**

@@ -5,20 +5,12 @@ import { validateLabels } from './meta.ts';
 import { asArray, asObject, asString, path } from './json.ts';
 
 export const IS_NEGATIVE = 'must be greater than or equal to 0';
-export const NOT_POSITIVE = 'must be greater than 0';
 
 /** A present value must be an integer ≥ 0. */
 export function validateNonnegative(value: unknown, fldPath: string): FieldError[] {
   if (value === undefined || value === null) return [];
   if (typeof value !== 'number' || !Number.isInteger(value)) return [field.invalid(fldPath, value, 'must be an integer')];
   return value < 0 ? [field.invalid(fldPath, value, IS_NEGATIVE)] : [];
-}
-
-/** A present value must be an integer > 0. */
-export function validatePositive(value: unknown, fldPath: string): FieldError[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== 'number' || !Number.isInteger(value)) return [field.invalid(fldPath, value, 'must be an integer')];
-  return value <= 0 ? [field.invalid(fldPath, value, NOT_POSITIVE)] : [];
 }
 
 // ---- resource quantities ("500m", "10Gi", "1e3", 2) ----
@@ -42,10 +34,6 @@ export function parseQuantity(q: unknown): number | undefined {
   if (suffix in suffixes) return num * suffixes[suffix];
   const exp = /^[eE]([-+]?\d+)$/.exec(suffix);
   return exp ? num * 10 ** Number(exp[1]) : undefined;
-}
-
-export function validateQuantity(q: unknown, fldPath: string): FieldError[] {
-  return parseQuantity(q) === undefined ? [field.invalid(fldPath, q, QUANTITY_MESSAGE)] : [];
 }
 
 /** A map of resource name → quantity (requests, limits, hard, capacity). */

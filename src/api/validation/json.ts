@@ -16,10 +16,6 @@ export function asString(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-export function asNumber(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
-}
-
 /** A map of strings (labels, selectors, data); non-string values are left out. */
 export function asStringMap(v: unknown): Record<string, string> | undefined {
   const o = asObject(v);

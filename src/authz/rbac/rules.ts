@@ -2,7 +2,7 @@
 // namespace are the grants of the cluster scope plus (namespace ≠ "") that namespace's scope, in the
 // buckets of the user's name and groups. Used by the escalation check (owner rules), `rbac list`
 // and `who-can`. The live server keeps a JS mirror of the engine's data, patched alongside it.
-import { CLUSTER_SCOPE, emptyScope, own, record, type CompiledPolicy, type DataPatch, type Grant, type Rule } from '../../policy/format.ts';
+import { CLUSTER_SCOPE, emptyScope, own, type CompiledPolicy, type DataPatch, type Grant, type Rule } from '../../policy/format.ts';
 import type { UserInfo } from '../../authn/types.ts';
 
 export interface GrantedRules {
@@ -79,9 +79,4 @@ export function applyPatches(p: CompiledPolicy, patches: readonly DataPatch[]): 
     if (!idx) p.scopes[scope] = idx = emptyScope();
     idx[kind][key] = value as Grant[];
   }
-}
-
-/** An empty compiled policy with null-prototype maps (same shape the compiler builds). */
-export function blankPolicy(): CompiledPolicy {
-  return { version: 1, scopes: record(), roles: record() };
 }
