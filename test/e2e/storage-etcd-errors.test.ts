@@ -1,11 +1,13 @@
 // What a client sees when etcd refuses or cannot take a write: an object over etcd's request limit is
 // 413 RequestEntityTooLarge and nothing is stored; with etcd down, writes are 503 ServiceUnavailable
 // with Retry-After at once (reads keep being served), and writes work again once etcd is back; the
-// same when a three-member etcd loses quorum.
+// same when a three-member etcd loses quorum. A server whose etcd watch can only resume from a
+// compacted revision answers writes 503 and says to restart; a restart reloads the state.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
+import { Etcd3 } from 'etcd3';
 import { startEtcd } from '../helpers/etcd.ts';
 import { startServeProcess, writeServiceAccountKey } from '../helpers/process-server.ts';
 
@@ -118,6 +120,43 @@ test('a three-member etcd that loses quorum: writes are 503, not 500 or a hang; 
     }
     t.is(status, 201, 'writes work again with two of three members');
   } finally {
+    await server.kill('SIGTERM');
+    await etcd.stop();
+  }
+});
+
+test('etcd compacted past where the server must resume: writes are 503 until a restart reloads the state', async (t) => {
+  const etcd = await startEtcd(3);
+  const [m0] = etcd.members;
+  const args = ['--storage-backend=etcd3', `--etcd-servers=${m0!.clientUrl}`, `--service-account-key-file=${keyFile}`];
+  let server = await startServeProcess({ args });
+  const other = new Etcd3({ hosts: etcd.endpoints.slice(1) });
+  try {
+    t.is((await server.req('POST', EVENTS, event('before', 'watched'))).status, 201);
+    // The only member this server talks to goes away; others write and compact the history.
+    await m0!.stop();
+    for (let i = 0; i < 5; i++) await other.put(`/registry/core/events/default/elsewhere-${i}`).value(JSON.stringify(event(`elsewhere-${i}`, 'x')));
+    const revision = (await other.get('/registry/core/events/default/elsewhere-4').exec()).header.revision;
+    await other.kv.compact({ revision, physical: true });
+    await m0!.restart();
+
+    let res = await server.req('POST', EVENTS, event('after-compaction', 'x'));
+    for (let attempt = 0; attempt < 100 && !/restart the server/.test(res.text); attempt++) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await server.req('POST', EVENTS, event(`after-compaction-${attempt}`, 'x'));
+    }
+    t.is(res.status, 503, res.text);
+    t.is(res.json.reason, 'ServiceUnavailable');
+    t.regex(res.json.message, /restart the server to reload its state/);
+    t.regex(server.output(), /etcd watch expired/);
+
+    await server.kill('SIGTERM');
+    server = await startServeProcess({ args });
+    const names = (await server.req('GET', EVENTS)).json.items.map((i: { metadata: { name: string } }) => i.metadata.name);
+    t.true(names.includes('before') && names.includes('elsewhere-4'), 'the restarted server loaded the current state');
+    t.is((await server.req('POST', EVENTS, event('after-restart', 'x'))).status, 201);
+  } finally {
+    other.close();
     await server.kill('SIGTERM');
     await etcd.stop();
   }
