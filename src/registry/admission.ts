@@ -14,6 +14,8 @@ export interface AdmissionRequest {
   object?: ApiObject;
   old?: ApiObject;
   user: UserInfo;
+  /** A dry run: the plugin decides and may mutate `object`, but must not write anything itself. */
+  dryRun: boolean;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../api/object.ts';
 import { errors, field } from '../request/errors.ts';
+import { parseDryRun } from '../request/query.ts';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -9,6 +10,16 @@ export interface DeleteOptions {
 }
 
 const policies = ['Orphan', 'Background', 'Foreground'];
+
+/**
+ * The body's `dryRun` (DeleteOptions field 5 in modern servers): a list of strings, only `All`.
+ * The dispatcher reads it together with the query's `dryRun`, so a dry run is decided in one place.
+ */
+export function deleteBodyDryRun(body: unknown): boolean {
+  if (!isPlainObject(body) || body.dryRun === undefined || body.dryRun === null) return false;
+  if (!Array.isArray(body.dryRun)) throw errors.badRequest(`DeleteOptions.dryRun must be a list of strings, not ${JSON.stringify(body.dryRun)}`);
+  return parseDryRun(body.dryRun, 'DeleteOptions');
+}
 
 /** v1.DeleteOptions from the body, or from the query when there is no body (api-machinery §9). */
 export function parseDeleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {

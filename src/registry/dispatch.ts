@@ -2,7 +2,9 @@ import type { Catalogue, ResourceDef, Verb } from '../api/catalogue.ts';
 import { errors } from '../request/errors.ts';
 import type { RequestAttributes } from '../request/attributes.ts';
 import type { UserInfo } from '../authn/types.ts';
+import { parseDryRun } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
+import { deleteBodyDryRun } from './delete-options.ts';
 
 /** A handler for one subresource (or a virtual kind) that is not plain status. */
 export type SpecialHandler = (req: RestRequest, method: string) => Promise<RestResponse> | RestResponse;
@@ -18,6 +20,21 @@ export function resolveResource(cat: Catalogue, attrs: RequestAttributes): Resou
 
 function requireVerb(def: ResourceDef, verbs: Verb[], verb: Verb, action: string): void {
   if (!verbs.includes(verb)) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, action);
+}
+
+/** The reference's options kind of each write method (named in a refused dryRun). */
+const writeOptionsKind: Record<string, string> = { POST: 'CreateOptions', PUT: 'UpdateOptions', PATCH: 'PatchOptions', DELETE: 'DeleteOptions' };
+
+/**
+ * Whether a write is a dry run: `?dryRun=All` (repeatable) on any write, or `dryRun: ["All"]` in a
+ * DELETE's DeleteOptions body. Both are validated even when either says yes; reads ignore the parameter.
+ */
+function dryRunOf(method: string, query: URLSearchParams, body: unknown): boolean {
+  const kind = writeOptionsKind[method];
+  if (!kind) return false;
+  const fromQuery = parseDryRun(query.getAll('dryRun'), kind);
+  const fromBody = method === 'DELETE' && deleteBodyDryRun(body);
+  return fromQuery || fromBody;
 }
 
 /**
@@ -36,8 +53,9 @@ export async function dispatch(
   contentType = '',
 ): Promise<RestResponse> {
   const namespace = def.namespaced ? attrs.namespace : '';
-  const req: RestRequest = { def, namespace, name: attrs.name, subresource: attrs.subresource, query, body, user, contentType };
   const m = method === 'HEAD' ? 'GET' : method;
+  const dryRun = dryRunOf(m, query, body);
+  const req: RestRequest = { def, namespace, name: attrs.name, subresource: attrs.subresource, query, body, user, contentType, dryRun };
 
   if (attrs.subresource) {
     const sub = def.subresources.find((s) => s.name === attrs.subresource)!;

@@ -93,7 +93,7 @@ export function openApiV3Document(cat: Catalogue, group: string, version: string
     const collOps: Json = {};
     if (v.has('list')) collOps.get = op(def, 'list', def.kind, `list${G}${def.namespaced ? 'Namespaced' : ''}${K}`, [...ns, ...listParams.map(queryParam)], listRef);
     if (v.has('create')) collOps.post = op(def, 'post', def.kind, `create${G}${def.namespaced ? 'Namespaced' : ''}${K}`, [...ns, ...writeParams.map(queryParam)], objRef, writeBody);
-    if (v.has('deletecollection')) collOps.delete = op(def, 'deletecollection', def.kind, `deletecollection${G}${def.namespaced ? 'Namespaced' : ''}${K}`, [...ns, ...listParams.map(queryParam)], statusRef);
+    if (v.has('deletecollection')) collOps.delete = op(def, 'deletecollection', def.kind, `deletecollection${G}${def.namespaced ? 'Namespaced' : ''}${K}`, [...ns, ...listParams.map(queryParam), queryParam('dryRun')], statusRef);
     if (Object.keys(collOps).length) paths[coll] = collOps;
     if (def.namespaced && v.has('list')) {
       paths[`${base}/${def.plural}`] = { get: op(def, 'list', def.kind, `list${G}${K}ForAllNamespaces`, listParams.map(queryParam), listRef) };

@@ -28,6 +28,11 @@ export interface RestRequest {
   user: UserInfo;
   /** Content-Type of the body (PATCH picks its patch type by it). */
   contentType?: string;
+  /**
+   * `?dryRun=All` (or a DeleteOptions body's): everything runs — admission, validation, the
+   * response — except the store write (see storeCreate/storeUpdate/storeDelete). Set by the dispatcher.
+   */
+  dryRun?: boolean;
 }
 
 export interface RestResponse {
@@ -119,14 +124,14 @@ export class GenericRegistry {
     this.validate(def, strategy, obj, undefined);
 
     const ns = def.namespaced ? (meta.namespace as string) : '';
-    await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user });
+    await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user, dryRun: !!req.dryRun });
     // a generated name can collide (5 random characters): draw again a few times, as modern servers do
     // (the store owns and freezes what it is given: a retry sends a copy with the new name)
     let candidate: ApiObject = obj;
     for (let attempt = 1; ; attempt++) {
       const name = candidate.metadata.name!;
       try {
-        const stored = await this.store.create(this.keyOf(def, ns, name), candidate);
+        const stored = await this.storeCreate(req, this.keyOf(def, ns, name), candidate);
         return { status: 201, body: forResponse(def, stored) };
       } catch (e) {
         if (!(e instanceof BackendConflict && e.kind === 'exists')) throw e;
@@ -199,10 +204,10 @@ export class GenericRegistry {
       // after defaults, so a PUT that omits defaulted fields does not count as a spec change
       this.applySystemFieldsOnUpdate(strategy, next, current);
       this.validate(def, opts.internal ? { nameRule: strategy.nameRule } : strategy, next, current);
-      await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user });
+      await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user, dryRun: !!req.dryRun });
       if (jsonEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
       try {
-        const stored = await this.store.update(key, next, revisionOf(current));
+        const stored = await this.storeUpdate(req, key, next, current);
         return { status: 200, body: forResponse(def, stored, req.subresource) };
       } catch (e) {
         if (e instanceof BackendConflict && e.kind === 'modified') {
@@ -312,12 +317,12 @@ export class GenericRegistry {
       const current = this.store.get(key);
       if (!current) throw errors.notFound(this.gr(def), req.name);
       this.checkPreconditions(def, req.name, current, opts);
-      await runAdmission(this.admission, { operation: 'delete', def, subresource: '', namespace: key.namespace, name: req.name, old: current, user: req.user });
+      await runAdmission(this.admission, { operation: 'delete', def, subresource: '', namespace: key.namespace, name: req.name, old: current, user: req.user, dryRun: !!req.dryRun });
       try {
         const deferred = strategyFor(def.kind).prepareForDelete?.(current);
         if (deferred) {
           if (jsonEqual(deferred, current)) return { status: 200, body: forResponse(def, current) };
-          const stored = await this.store.update(key, deferred, revisionOf(current));
+          const stored = await this.storeUpdate(req, key, deferred, current);
           return { status: 200, body: forResponse(def, stored) };
         }
         const finalizers = current.metadata.finalizers ?? [];
@@ -327,10 +332,10 @@ export class GenericRegistry {
           const next = mutableCopy(current) as Mutable;
           next.metadata.deletionTimestamp = nowTimestamp();
           next.metadata.deletionGracePeriodSeconds = 0;
-          const stored = await this.store.update(key, next, revisionOf(current));
+          const stored = await this.storeUpdate(req, key, next, current);
           return { status: 200, body: forResponse(def, stored) };
         }
-        const deleted = await this.store.delete(key, revisionOf(current));
+        const deleted = await this.storeDelete(req, key, current);
         return { status: 200, body: this.deleteResponse(def, deleted) };
       } catch (e) {
         if (e instanceof BackendConflict) {
@@ -380,6 +385,25 @@ export class GenericRegistry {
       }
     }
     return { status: 200, body: listed };
+  }
+
+  // ---------- store writes: the one step a dry run skips (nothing stored, no watch event, no revision) ----------
+
+  /** A dry run answers what the store would: AlreadyExists for a taken name, else the object as given. */
+  private async storeCreate(req: RestRequest, key: ObjectKey, obj: ApiObject): Promise<ApiObject> {
+    if (!req.dryRun) return this.store.create(key, obj);
+    if (this.store.get(key)) throw new BackendConflict('exists', 'dry run: the key exists');
+    return obj;
+  }
+
+  /** A dry run returns the would-be object, still at the current resourceVersion. */
+  private async storeUpdate(req: RestRequest, key: ObjectKey, next: ApiObject, current: ApiObject): Promise<ApiObject> {
+    return req.dryRun ? next : this.store.update(key, next, revisionOf(current));
+  }
+
+  /** A dry run returns the object that would have been deleted. */
+  private async storeDelete(req: RestRequest, key: ObjectKey, current: ApiObject): Promise<ApiObject> {
+    return req.dryRun ? current : this.store.delete(key, revisionOf(current));
   }
 
   // ---------- helpers ----------

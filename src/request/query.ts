@@ -1,4 +1,21 @@
+import { errors, field } from './errors.ts';
+
 /** A boolean query parameter the way the reference server reads it (strconv.ParseBool's true forms). */
 export function isTrue(v: string | null): boolean {
   return v !== null && ['1', 't', 'true', 'T', 'TRUE', 'True'].includes(v);
+}
+
+/** The only dry-run mode the reference defines (metav1.DryRunAll). */
+export const DRY_RUN_ALL = 'All';
+
+/**
+ * The `dryRun` values of a write (the query's repeated parameter, or a DeleteOptions body's list) as
+ * "is this a dry run?". Any value but `All` is refused the way the reference's ValidateDryRun does:
+ * 422 Invalid naming the options kind (`CreateOptions`, `DeleteOptions`, …).
+ */
+export function parseDryRun(values: readonly unknown[], optionsKind: string): boolean {
+  if (values.some((v) => v !== DRY_RUN_ALL)) {
+    throw errors.invalid('meta.platform.io', optionsKind, '', [field.notSupported('dryRun', values, [DRY_RUN_ALL])]);
+  }
+  return values.length > 0;
 }
