@@ -194,7 +194,7 @@ test.serial('validation and admission still answer in dry run; mutating admissio
   t.is((await srv.req('GET', `${PODS}/p2`)).status, 404);
 });
 
-test.serial('a dryRun value other than All is refused on every write with 422 naming the options kind; reads ignore it', async (t) => {
+test.serial('a dryRun value other than All is refused on every write with 400 naming the options kind; reads ignore it', async (t) => {
   const before = await get(`${CMS}/live`);
   await writesNothing(t, [], async () => {
     const cases: Array<[string, string, unknown, Record<string, string> | undefined, string]> = [
@@ -210,8 +210,8 @@ test.serial('a dryRun value other than All is refused on every write with 422 na
     ];
     for (const [method, path, body, headers, kind] of cases) {
       const r = await srv.req(method, path, body, headers);
-      t.is(r.status, 422, `${method} ${path}: ${r.text}`);
-      t.like(r.json, { kind: 'Status', reason: 'Invalid', details: { group: 'meta.platform.io', kind } }, `${method} ${path}`);
+      t.is(r.status, 400, `${method} ${path}: ${r.text}`);
+      t.like(r.json, { kind: 'Status', reason: 'BadRequest', code: 400 }, `${method} ${path}`);
       t.regex(r.json.message, new RegExp(`^${kind}\\.meta\\.platform\\.io "" is invalid: dryRun: Unsupported value: .*: supported values: "All"$`));
     }
     const notList = await srv.req('DELETE', `${CMS}/live`, { dryRun: 'All' });
