@@ -25,6 +25,7 @@ import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
 import { authnMiddleware } from './middleware/authn.ts';
 import { authzMiddleware } from './middleware/authz.ts';
+import { impersonationMiddleware } from './middleware/impersonation.ts';
 import { buildSecurity } from './security.ts';
 import { nonResourceRoutes } from './routes.ts';
 import { resourceHandler } from './resources.ts';
@@ -114,6 +115,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     app.use(timeoutMiddleware(options.requestTimeoutSeconds, codecs));
     // authentication and authorization: every request, every listener, no exceptions
     app.use(authnMiddleware(authenticator, !!options.requestheaderClientCaFile));
+    app.use(impersonationMiddleware(authorizer));
     app.use(authzMiddleware(authorizer));
     // resource requests never match a non-resource route: skip the router for them
     const routes = nonResourceRoutes(catalogue, codecs, addresses);

@@ -3,7 +3,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createServer, type PortcullisServer } from '../../src/server/server.ts';
+import { createServer, type PortcullisServer, type ServerDeps } from '../../src/server/server.ts';
 import type { ServerOptions } from '../../src/config/options.ts';
 import type { RbacCase, RbacDoc } from '../unit/rbac-vectors.ts';
 
@@ -14,7 +14,7 @@ export interface Reply { status: number; json: any; text: string } // eslint-dis
 
 export interface RbacServer {
   server: PortcullisServer;
-  req(token: string | null, method: string, path: string, body?: unknown): Promise<Reply>;
+  req(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   /** Create as master, or replace when it exists. */
   apply(doc: RbacDoc): Promise<Reply>;
   ensureNamespace(ns: string): Promise<void>;
@@ -23,8 +23,11 @@ export interface RbacServer {
   close(): Promise<void>;
 }
 
-/** users: token → [user, groups]. The master token (group system:masters) is always there. */
-export async function startRbacServer(users: Record<string, [string, string[]]> = {}, opts: Partial<ServerOptions> = {}): Promise<RbacServer> {
+/**
+ * users: token → [user, groups]. The master token (group system:masters) is always there. `deps` adds
+ * authorizers by mode name (name them in opts.authorizationMode).
+ */
+export async function startRbacServer(users: Record<string, [string, string[]]> = {}, opts: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<RbacServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'rbac-server-'));
   const lines = Object.entries({ [MASTER]: ['root', ['system:masters']] as [string, string[]], ...users })
     .map(([token, [user, groups]], i) => `${token},${user},${i + 1},"${groups.join(',')}"`);
@@ -32,10 +35,10 @@ export async function startRbacServer(users: Record<string, [string, string[]]> 
   writeFileSync(tokenAuthFile, lines.join('\n') + '\n');
   const server = await createServer({
     insecurePort: 0, authorizationMode: ['RBAC'], tokenAuthFile, runtimeConfig: ['authorization.platform.io/v1beta1=true'], ...opts,
-  }, { log: () => {} });
+  }, { log: () => {}, ...deps });
   const base = server.insecureUrl!;
-  const req = async (token: string | null, method: string, p: string, body?: unknown): Promise<Reply> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const req = async (token: string | null, method: string, p: string, body?: unknown, more: Record<string, string> = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...more };
     if (token) headers.authorization = `Bearer ${token}`;
     const res = await fetch(base + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();

@@ -1,0 +1,61 @@
+// The impersonation middleware on a real IncomingMessage: what it reads (one value per header line)
+// and that no Impersonate-* header survives it in any view of the headers.
+import test from 'ava';
+import http, { type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type Koa from 'koa';
+import type { UserInfo } from '../../src/authn/types.ts';
+import type { Authorizer, AuthzAttributes } from '../../src/authz/types.ts';
+import { impersonationMiddleware } from '../../src/server/middleware/impersonation.ts';
+import type { RequestState } from '../../src/server/state.ts';
+
+/** A real IncomingMessage carrying exactly these header lines (sent over a socket, parsed by Node). */
+async function request(lines: string[]): Promise<IncomingMessage> {
+  let received!: (req: IncomingMessage) => void;
+  const got = new Promise<IncomingMessage>((resolve) => (received = resolve));
+  const server = http.createServer((req, res) => {
+    received(req);
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.end(['GET / HTTP/1.1', 'Host: x', ...lines, 'Connection: close', '', ''].join('\r\n'));
+  const req = await got;
+  server.close();
+  return req;
+}
+
+async function run(req: IncomingMessage, onNext: (user: UserInfo) => void): Promise<AuthzAttributes[]> {
+  const asked: AuthzAttributes[] = [];
+  const allowAll: Authorizer = { name: 'all', authorize: (_u, a) => (asked.push(a), { allowed: true, reason: '' }) };
+  const ctx = { req, state: { user: { name: 'alice', groups: ['system:authenticated'] } } } as unknown as Koa.ParameterizedContext<RequestState>;
+  await impersonationMiddleware(allowAll)(ctx, async () => onNext(ctx.state.user));
+  return asked;
+}
+
+test('repeated lines are separate values; commas stay inside a value; the headers are gone afterwards', async (t) => {
+  const req = await request([
+    'Impersonate-User: bob', 'impersonate-group: a', 'IMPERSONATE-GROUP: b, c',
+    'Impersonate-Extra-Scopes: view', 'Impersonate-Extra-scopes: edit', 'Accept: application/json',
+  ]);
+  t.is(req.headers['impersonate-group'], 'a, b, c', 'Node joins the lines in req.headers');
+  let seen: UserInfo | undefined;
+  const asked = await run(req, (user) => {
+    seen = user;
+    t.deepEqual(Object.keys(req.headers), ['host', 'accept', 'connection']);
+    t.deepEqual(Object.keys(req.headersDistinct), ['host', 'accept', 'connection']);
+  });
+  t.deepEqual(seen, { name: 'bob', groups: ['a', 'b, c', 'system:authenticated'], extra: { scopes: ['view', 'edit'] } });
+  t.deepEqual(asked.map((a) => [a.resource, a.subresource, a.name]), [
+    ['users', '', 'bob'], ['groups', '', 'a'], ['groups', '', 'b, c'], ['userextras', 'scopes', 'view'], ['userextras', 'scopes', 'edit'],
+  ]);
+});
+
+test('a request without Impersonate-* headers is left alone and asks nothing', async (t) => {
+  const req = await request(['Impersonate-User: ']);
+  let seen: UserInfo | undefined;
+  const asked = await run(req, (user) => (seen = user));
+  t.deepEqual(asked, []);
+  t.is(seen?.name, 'alice');
+});
