@@ -116,6 +116,17 @@ test.serial('extras and uid: checked as userextras/<key> and uids in the authent
   );
 });
 
+test.serial('extra keys named like Object.prototype members stay plain keys of the impersonated user', async (t) => {
+  const before = Object.getOwnPropertyNames(Object.prototype).sort();
+  const r = await s.req(MASTER, 'GET', PODS_Y, undefined, as('bob', { 'Impersonate-Extra-__proto__': 'p', 'Impersonate-Extra-constructor': 'c' }));
+  t.is(r.status, 200, r.text);
+  const extra = ranAs(PODS_Y).extra!;
+  t.deepEqual(Object.keys(extra).sort(), ['__proto__', 'constructor']);
+  t.deepEqual(Object.getOwnPropertyDescriptor(extra, '__proto__')?.value, ['p']);
+  t.deepEqual(extra.constructor, ['c']);
+  t.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), before);
+});
+
 test.serial('impersonating system:anonymous gives system:unauthenticated, not system:authenticated', async (t) => {
   const r = await s.req('alice-token', 'GET', PODS_Y, undefined, as('system:anonymous'));
   forbidden(t, r, 'pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" in the namespace "y"', { kind: 'pods' });

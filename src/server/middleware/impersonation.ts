@@ -105,7 +105,8 @@ function impersonatedUser(requests: ImpersonationRequest[]): UserInfo {
   let name = '';
   let uid: string | undefined;
   const groups: string[] = [];
-  const extra: Record<string, string[]> = {};
+  // a Map: an extra key is the caller's text (`__proto__`, `constructor`) and must stay a plain key
+  const extra = new Map<string, string[]>();
   // explicit groups are the authority; a service account's fixed groups apply only without them
   const groupsSpecified = requests.some((r) => r.attrs.resource === 'groups');
   for (const { attrs: a } of requests) {
@@ -121,7 +122,7 @@ function impersonatedUser(requests: ImpersonationRequest[]): UserInfo {
         groups.push(a.name);
         break;
       case 'userextras':
-        (extra[a.subresource] ??= []).push(a.name);
+        extra.set(a.subresource, [...(extra.get(a.subresource) ?? []), a.name]);
         break;
       case 'uids':
         uid = a.name;
@@ -130,7 +131,8 @@ function impersonatedUser(requests: ImpersonationRequest[]): UserInfo {
   }
   const user: UserInfo = { name, groups };
   if (uid !== undefined) user.uid = uid;
-  if (Object.keys(extra).length) user.extra = extra;
+  // Object.fromEntries defines own properties, so no key reaches a prototype
+  if (extra.size) user.extra = Object.fromEntries(extra);
   if (name !== ANONYMOUS_USER) return withAuthenticatedGroup(user);
   if (!groups.includes(UNAUTHENTICATED_GROUP)) groups.push(UNAUTHENTICATED_GROUP);
   return user;
