@@ -5,6 +5,7 @@
 // changed. Requests go over a raw HTTP client: fetch would normalise `.`/`..` segments away.
 import test, { type ExecutionContext } from 'ava';
 import http from 'node:http';
+import net from 'node:net';
 import { gvPath, resources, type ResourceDef } from '../../src/api/catalogue.ts';
 import type { ApiObject } from '../../src/api/object.ts';
 import type { Authorizer, AuthzAttributes } from '../../src/authz/types.ts';
@@ -404,6 +405,43 @@ test.before(async () => {
   }
 });
 test.after.always(() => server?.close());
+
+/** One request written by hand, for what an HTTP client will not send (a bad Host header). */
+function handWritten(head: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(port, '127.0.0.1', () => c.end(`${head}\r\nConnection: close\r\n\r\n`));
+    let text = '';
+    c.on('data', (d: Buffer) => (text += d.toString()));
+    c.on('error', reject);
+    c.on('close', () => {
+      const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+      let json: Json | undefined;
+      try { json = JSON.parse(body) as Json; } catch { json = undefined; }
+      resolve({ status: Number(text.split(' ')[1]), text, json });
+    });
+  });
+}
+
+test.serial('the request line alone decides: a bad Host header, an absolute URL, a path in other case', async (t) => {
+  for (const host of ['a b', '[']) {
+    records.length = 0;
+    const r = await handWritten(`GET /api/v1/namespaces/${A}/pods?watch=false&pretty=true HTTP/1.1\r\nHost: ${host}`);
+    t.is(r.status, 200, r.text);
+    t.is(r.json?.kind, 'PodList');
+    t.deepEqual([records[0]?.verb, records[0]?.namespace, records[0]?.resource], ['list', A, 'pods']);
+  }
+  records.length = 0;
+  const abs = await handWritten(`GET http://elsewhere/api/v1/namespaces/${A} HTTP/1.1\r\nHost: x`);
+  t.is(abs.status, 200);
+  t.is(abs.json?.metadata?.name, A);
+  t.deepEqual([records[0]?.namespace, records[0]?.name], [A, A]);
+  // the authorizer compares paths exactly; the router must too
+  records.length = 0;
+  const upper = await raw('GET', '/HEALTHZ');
+  t.is(upper.status, 404);
+  t.is(upper.json?.reason, 'NotFound');
+  t.deepEqual([records[0]?.isResourceRequest, records[0]?.path], [false, '/HEALTHZ']);
+});
 
 const rows = resources.map((def, index) => ({ def, index }));
 
