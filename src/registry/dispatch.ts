@@ -11,6 +11,18 @@ function requireVerb(def: ResourceDef, verbs: Verb[], verb: Verb, action: string
   if (!verbs.includes(verb)) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, action);
 }
 
+type Operation = { onItem: boolean; run: (r: GenericRegistry, req: RestRequest) => RestResponse | Promise<RestResponse> };
+
+const operations: Record<string, Operation> = {
+  list: { onItem: false, run: (r, req) => r.list(req) },
+  create: { onItem: false, run: (r, req) => r.create(req) },
+  deletecollection: { onItem: false, run: (r, req) => r.deleteCollection(req) },
+  get: { onItem: true, run: (r, req) => r.get(req) },
+  update: { onItem: true, run: (r, req) => r.update(req) },
+  patch: { onItem: true, run: (r, req) => r.patch(req) },
+  delete: { onItem: true, run: (r, req) => r.delete(req) },
+};
+
 /**
  * Run a resource request on its resolved target: the operation is the authorized verb, the object the
  * target's namespace and name, exactly. Subresources other than status and virtual kinds go to
@@ -44,33 +56,9 @@ export async function dispatch(
   const virtual = special.get(def.plural);
   if (virtual) return virtual(req, m);
 
-  // the resolver gives collections (list, create, deletecollection) no name and items always one
-  switch (verb) {
-    case 'list':
-      requireVerb(def, def.verbs, 'list', 'list');
-      return registry.list(req);
-    case 'create':
-      if (name) throw errors.methodNotAllowed();
-      requireVerb(def, def.verbs, 'create', 'create');
-      return registry.create(req);
-    case 'deletecollection':
-      requireVerb(def, def.verbs, 'deletecollection', 'deletecollection');
-      return registry.deleteCollection(req);
-    case 'get':
-      requireVerb(def, def.verbs, 'get', 'get');
-      return registry.get(req);
-    case 'update':
-      if (!name) throw errors.methodNotAllowed();
-      requireVerb(def, def.verbs, 'update', 'update');
-      return registry.update(req);
-    case 'delete':
-      requireVerb(def, def.verbs, 'delete', 'delete');
-      return registry.delete(req);
-    case 'patch':
-      if (!name) throw errors.methodNotAllowed();
-      requireVerb(def, def.verbs, 'patch', 'patch');
-      return registry.patch(req);
-    default:
-      throw errors.methodNotAllowed();
-  }
+  // the authorized verb is the operation; collections (list, create, deletecollection) have no name, items one
+  const op = Object.hasOwn(operations, verb) ? operations[verb] : undefined;
+  if (!op || op.onItem !== (name !== '')) throw errors.methodNotAllowed();
+  requireVerb(def, def.verbs, verb as Verb, verb);
+  return op.run(registry, req);
 }
