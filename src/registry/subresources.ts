@@ -15,6 +15,19 @@ import { parseResourceVersion } from './rest.ts';
 
 type Mutable = ApiObject & JsonObject;
 
+/**
+ * A subresource body names the object it is about; it must be the one on the URL, which is the one
+ * the request was authorized for (`pods/p/binding` may not bind pod q, nor a pod of another namespace).
+ */
+function checkBodyTarget(req: RestRequest, meta: JsonObject): void {
+  if (req.name && meta.name !== undefined && meta.name !== '' && meta.name !== req.name) {
+    throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`);
+  }
+  if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== req.namespace) {
+    throw errors.badRequest(`the namespace of the object (${String(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
+  }
+}
+
 // ---------- binding ----------
 
 function bindingHandler(registry: GenericRegistry, cat: Catalogue): SpecialHandler {
@@ -24,6 +37,7 @@ function bindingHandler(registry: GenericRegistry, cat: Catalogue): SpecialHandl
     const body = req.body;
     if (!isPlainObject(body)) throw errors.badRequest('the object provided is unrecognized (must be of type Binding)');
     const meta = isPlainObject(body.metadata) ? body.metadata : {};
+    checkBodyTarget(req, meta);
     const podName = typeof meta.name === 'string' && meta.name ? meta.name : req.name;
     const target = isPlainObject(body.target) ? body.target : {};
     const errs: FieldError[] = [];
@@ -109,6 +123,7 @@ function scaleHandler(registry: GenericRegistry, store: Store): SpecialHandler {
       if (!isPlainObject(req.body)) throw errors.badRequest('the object provided is unrecognized (must be of type Scale)');
       scale = req.body;
     }
+    checkBodyTarget(req, isPlainObject(scale.metadata) ? scale.metadata : {});
     const spec = isPlainObject(scale.spec) ? scale.spec : {};
     const replicas = spec.replicas ?? 0;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {

@@ -9,7 +9,7 @@ import { strategyFor } from '../api/strategies.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { negotiate } from '../codec/media.ts';
 import type { ServerOptions } from '../config/options.ts';
-import type { RequestAttributes } from '../request/attributes.ts';
+import type { RequestTarget } from '../request/attributes.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import type { RequestState } from '../server/state.ts';
 import type { FieldIndexKey, Watch, WatchFormat, WatchHub } from '../store/watch-hub.ts';
@@ -69,19 +69,19 @@ function indexKeyOf(fieldSelector: string, strategy: KindStrategy): FieldIndexKe
 export async function serveWatch(
   ctx: Koa.ParameterizedContext<RequestState>,
   deps: WatchDeps,
-  def: ResourceDef,
-  attrs: RequestAttributes,
+  target: RequestTarget,
   query: URLSearchParams,
 ): Promise<void> {
-  if (attrs.subresource) throw errors.routeNotFound();
+  const def = target.def;
+  if (target.subresource) throw errors.routeNotFound();
   const strategy = strategyFor(def.kind);
 
   // everything that can fail does so here, before the 200 goes out
   let fieldSelector = query.get('fieldSelector') ?? '';
   let extra: string | undefined;
-  if (attrs.name) {
+  if (target.name) {
     if (fieldSelector) throw errors.badRequest('both a name and a field selector provided; please provide one or the other.');
-    extra = `metadata.name=${escapeFieldValue(attrs.name)}`;
+    extra = `metadata.name=${escapeFieldValue(target.name)}`;
     fieldSelector = extra;
   }
   const matches = listFilter(def, strategy, query, extra);
@@ -109,7 +109,7 @@ export async function serveWatch(
     watch = deps.hub.watch({
       group: def.storageGroup,
       resource: def.plural,
-      namespace: def.namespaced && attrs.namespace ? attrs.namespace : undefined,
+      namespace: target.namespace || undefined,
       resourceVersion,
       matches: unfiltered ? undefined : matches,
       index,

@@ -16,6 +16,18 @@ const methodVerbs: Record<string, string> = {
 
 export class RequestInfoError extends Error {}
 
+function decodeSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function isCanonicalSegment(s: string | undefined): s is string {
+  return s !== undefined && s !== '' && s !== '.' && s !== '..' && !s.includes('/');
+}
+
 function watchRequested(query: URLSearchParams): boolean {
   const v = query.get('watch');
   if (v === null) return false;
@@ -37,9 +49,14 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     name: '',
     parts: [],
   };
-  let segs = path.replace(/^\/+|\/+$/g, '').split('/');
-  if (segs.length < 3) return info;
-  if (segs[0] !== 'api' && segs[0] !== 'apis') return info;
+  const decoded = path.replace(/^\/+|\/+$/g, '').split('/').map(decodeSegment);
+  if (decoded.length < 3) return info;
+  if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
+  // a resource path is read segment by segment, each decoded once; a segment that is empty, a dot
+  // segment, undecodable or an encoded `/` could be read differently by another layer (a proxy that
+  // normalises, a client that re-encodes), so such a path names nothing
+  if (!decoded.every(isCanonicalSegment)) throw new RequestInfoError(`the path ${JSON.stringify(path)} is not a canonical resource path`);
+  let segs: string[] = decoded;
   info.apiPrefix = segs[0];
   segs = segs.slice(1);
   if (info.apiPrefix === 'apis') {

@@ -1,10 +1,9 @@
 import type Koa from 'koa';
-import type { Catalogue } from '../api/catalogue.ts';
 import type { CodecRegistry } from '../codec/codecs.ts';
 import { parseMediaType } from '../codec/media.ts';
 import type { ServerOptions } from '../config/options.ts';
 import { errors } from '../request/errors.ts';
-import { dispatch, resolveResource, type SpecialHandler } from '../registry/dispatch.ts';
+import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import { serveWatch } from '../registry/watch.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
@@ -13,7 +12,6 @@ import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
 
 export interface ResourceDeps {
-  catalogue: Catalogue;
   codecs: CodecRegistry;
   options: ServerOptions;
   registry: GenericRegistry;
@@ -34,21 +32,24 @@ function decodeRequestBody(contentType: string, raw: Buffer, codecs: CodecRegist
   }
 }
 
-/** The end of the line for resource requests: watch streams, or the generic registry by the catalogue. */
+/**
+ * The end of the line for resource requests: watch streams, or the generic registry. It acts on the
+ * target resolved with the attributes the authorizer allowed, never on anything read from the path.
+ */
 export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
   return async (ctx) => {
-    const attrs = ctx.state.attrs;
-    if (!attrs.isResourceRequest) throw errors.routeNotFound();
-    if (!d.catalogue.servesGroupVersion(attrs.apiGroup, attrs.apiVersion)) throw errors.routeNotFound();
-    const def = resolveResource(d.catalogue, attrs);
-    if (attrs.verb === 'watch') {
+    const { target, refusal } = ctx.state.resolved;
+    if (refusal) throw refusal;
+    if (!target) throw errors.routeNotFound();
+    const def = target.def;
+    if (target.verb === 'watch') {
       if (!def.verbs.includes('watch')) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, 'watch');
-      return serveWatch(ctx, { hub: d.watchHub, options: d.options }, def, attrs, ctx.state.query);
+      return serveWatch(ctx, { hub: d.watchHub, options: d.options }, target, ctx.state.query);
     }
     const raw = await readBody(ctx, d.options.maxRequestBodyBytes);
     const contentType = ctx.get('Content-Type');
     const body = raw ? decodeRequestBody(contentType, raw, d.codecs, ctx.method) : undefined;
-    const res = await dispatch(d.registry, d.special, def, attrs, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
+    const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
     respond(ctx, d.codecs, res.status, res.body);
   };
 }

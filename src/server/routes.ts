@@ -12,7 +12,8 @@ type Ctx = Koa.ParameterizedContext<RequestState>;
 
 /** The non-resource paths: discovery, OpenAPI, /version, /healthz. `addresses` fills in as listeners start. */
 export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, addresses: ServerAddress[]): Koa.Middleware<RequestState> {
-  const router = new Router<RequestState>();
+  // case-sensitive, as the authorizer compares paths: `/HEALTHZ` is not `/healthz`
+  const router = new Router<RequestState>({ sensitive: true });
   const send = (ctx: Ctx, body: unknown) => respond(ctx, codecs, 200, body);
   router.get('/api', (ctx) => send(ctx, apiVersions(addresses)));
   router.get('/apis', (ctx) => send(ctx, apiGroupList(catalogue, addresses)));

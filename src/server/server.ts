@@ -110,17 +110,20 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
         log(`${ctx.method} ${ctx.path} ${ctx.status} user=${ctx.state.user?.name ?? '-'} ${(performance.now() - t0).toFixed(1)}ms`);
       });
     }
-    app.use(requestInfoMiddleware());
+    app.use(requestInfoMiddleware(catalogue));
     app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
     app.use(timeoutMiddleware(options.requestTimeoutSeconds, codecs));
     // authentication and authorization: every request, every listener, no exceptions
     app.use(authnMiddleware(authenticator, !!options.requestheaderClientCaFile));
     app.use(impersonationMiddleware(authorizer));
     app.use(authzMiddleware(authorizer));
-    // resource requests never match a non-resource route: skip the router for them
+    // resource requests never match a non-resource route: skip the router for them (and for refused paths)
     const routes = nonResourceRoutes(catalogue, codecs, addresses);
-    const resources = resourceHandler({ catalogue, codecs, options, registry, special, watchHub });
-    app.use((ctx, next) => (ctx.state.attrs.isResourceRequest ? resources(ctx, next) : routes(ctx, next)));
+    const resources = resourceHandler({ codecs, options, registry, special, watchHub });
+    app.use((ctx, next) => {
+      const r = ctx.state.resolved;
+      return r.attrs.isResourceRequest || r.refusal ? resources(ctx, next) : routes(ctx, next);
+    });
     app.use(resources);
 
     listeners = await startListeners(app.callback(), options, addresses);

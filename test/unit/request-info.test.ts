@@ -90,3 +90,16 @@ for (const [method, path] of nonResource) {
 test('a special verb without a following segment is an error', (t) => {
   t.throws(() => resolveRequestInfo('GET', '/api/v1/watch', new URLSearchParams()), { instanceOf: RequestInfoError });
 });
+
+test('segments are percent-decoded once: an encoded name is the name', (t) => {
+  const a = resolveRequestInfo('GET', '/api/v1/namespaces/%6Fther/pods/fo%6F', new URLSearchParams());
+  t.deepEqual([a.namespace, a.resource, a.name], ['other', 'pods', 'foo']);
+  t.is(a.path, '/api/v1/namespaces/%6Fther/pods/fo%6F');
+});
+
+// a resource path that another layer could read differently names nothing (issue #13)
+for (const path of ['/api/v1/namespaces//pods', '/api/v1/namespaces/a/./pods', '/api/v1/namespaces/a/pods/..', '/api/v1/namespaces/a/pods/%2E%2E', '/api/v1/namespaces/a%2Fb/pods', '/api/v1/pods/%zz', '/apis/batch/v1/namespaces/a/jobs//x']) {
+  test(`not a canonical resource path: ${path}`, (t) => {
+    t.throws(() => resolveRequestInfo('GET', path, new URLSearchParams()), { instanceOf: RequestInfoError });
+  });
+}

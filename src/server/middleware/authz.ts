@@ -23,8 +23,9 @@ export function denial(user: UserInfo, a: AuthzAttributes, reason: string, error
 /** Authorization for every request: deny by default; the union of authorizers must allow. */
 export function authzMiddleware(authorizer: Authorizer): Koa.Middleware<RequestState> {
   return async (ctx, next) => {
-    const d = await authorizer.authorize(ctx.state.user, ctx.state.attrs);
-    if (!d.allowed) throw denial(ctx.state.user, ctx.state.attrs, d.reason, d.error);
+    const { attrs } = ctx.state.resolved;
+    const d = await authorizer.authorize(ctx.state.user, attrs);
+    if (!d.allowed) throw denial(ctx.state.user, attrs, d.reason, d.error);
     await next();
   };
 }

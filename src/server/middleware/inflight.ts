@@ -13,7 +13,8 @@ export function inflightMiddleware(maxReadonly: number, maxMutating: number): Ko
   let mutating = 0;
   return async (ctx, next) => {
     if (ctx.state.longRunning) return next();
-    const isRead = !ctx.state.attrs.isResourceRequest || readVerbs.has(ctx.state.attrs.verb);
+    const { attrs } = ctx.state.resolved;
+    const isRead = !attrs.isResourceRequest || readVerbs.has(attrs.verb);
     const limit = isRead ? maxReadonly : maxMutating;
     const current = isRead ? readonly : mutating;
     if (limit > 0 && current >= limit) throw errors.tooManyRequests();

@@ -1,21 +1,18 @@
 import type Koa from 'koa';
-import { resolveRequestInfo, RequestInfoError } from '../../request/info.ts';
-import { errors } from '../../request/errors.ts';
+import type { Catalogue } from '../../api/catalogue.ts';
+import { resolveRequest } from '../../request/resolve.ts';
 import type { RequestState } from '../state.ts';
 
 const longRunningSubresources = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
-export function requestInfoMiddleware(): Koa.Middleware<RequestState> {
+/** Resolves the path once (attributes + target); a path that routes nowhere is refused by the handler, after authz. */
+export function requestInfoMiddleware(catalogue: Catalogue): Koa.Middleware<RequestState> {
   return async (ctx, next) => {
-    const query = ctx.URL.searchParams;
-    try {
-      ctx.state.attrs = resolveRequestInfo(ctx.method, ctx.path, query);
-    } catch (e) {
-      if (e instanceof RequestInfoError) throw errors.badRequest(e.message);
-      throw e;
-    }
+    // from the request line alone: Koa's ctx.URL depends on the Host header (and is empty for a bad one)
+    const query = new URLSearchParams(ctx.querystring);
+    ctx.state.resolved = resolveRequest(catalogue, ctx.method, ctx.path, query);
     ctx.state.query = query;
-    const a = ctx.state.attrs;
+    const a = ctx.state.resolved.attrs;
     ctx.state.longRunning = a.isResourceRequest && (a.verb === 'watch' || a.verb === 'proxy' || longRunningSubresources.has(a.subresource));
     await next();
   };
