@@ -187,6 +187,18 @@ test('updates: PUT, merge patch, JSON patch, /status and /scale refuse wrong val
   t.is((await srv.req('DELETE', `${RCS}/upd`)).status, 200);
 });
 
+test('namespace finalizers through /finalize: a list of strings', async (t) => {
+  const ns = await srv.req('POST', '/api/v1/namespaces', { metadata: { name: 'fin' } });
+  t.is(ns.status, 201, ns.text);
+  const put = (finalizers: unknown) => srv.req('PUT', '/api/v1/namespaces/fin/finalize', { metadata: { name: 'fin' }, spec: { finalizers } });
+  assertInvalid(t, await put('platform'), 'spec.finalizers', 'must be a list');
+  const one = await put(['platform', 7]);
+  assertInvalid(t, one, 'spec.finalizers[1]', 'must be a string');
+  t.is(one.json.details.causes.length, 1);
+  t.deepEqual((await srv.req('GET', '/api/v1/namespaces/fin')).json.spec.finalizers, ['platform'], 'unchanged');
+  t.is((await put([])).status, 200);
+});
+
 test('rollback revision and delete gracePeriodSeconds are int64', async (t) => {
   const { DEPLOYMENTS } = await namespace(t, 'rollback');
   const d = await srv.req('POST', DEPLOYMENTS, { metadata: { name: 'rb' }, spec: { template } });

@@ -167,6 +167,7 @@ export const kindSchemas: Readonly<Record<string, StructShape>> = {
       images: list(struct({ names: strings, sizeBytes: i64 })),
     }),
   }),
+  Namespace: struct({ spec: struct({ finalizers: strings }), status: struct({ phase: str }) }),
   Secret: struct({ type: str }),
   ServiceAccount: struct({ secrets: list(localRef), imagePullSecrets: list(localRef) }),
   PersistentVolume: struct({ spec: struct({ ...persistentSources, persistentVolumeReclaimPolicy: str }) }),
