@@ -26,6 +26,8 @@ import { defaultHorizontalPodAutoscaler, validateHorizontalPodAutoscaler, valida
 import { defaultNetworkPolicy, validateIngress, validateNetworkPolicy } from './validation/networking.ts';
 import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding } from './validation/rbac.ts';
 import { defaultPodTemplateObject, validateBinding, validateDeploymentRollback, validateEvent, validatePodTemplate, validateThirdPartyResource } from './validation/misc.ts';
+import { checkShape, mergeTypeErrors } from './validation/schema.ts';
+import { kindSchemas } from './validation/kind-schemas.ts';
 
 type Mutable = ApiObject & JsonObject;
 type FieldLabels = NonNullable<KindStrategy['fieldLabels']>;
@@ -115,7 +117,7 @@ const hpaStrategy: KindStrategy = {
 
 const long = 'long' as const;
 
-export const strategies: Readonly<Record<string, KindStrategy>> = {
+const table: Readonly<Record<string, KindStrategy>> = {
   // ---- core v1, namespaced ----
   ConfigMap: { nameRule: 'dns1123-subdomain', validate: validateConfigMap, fieldLabelMessage: long },
   Endpoints: { nameRule: 'dns1123-subdomain', defaults: defaultEndpoints, validate: validateEndpoints, allowCreateOnUpdate: true, fieldLabelMessage: long },
@@ -218,6 +220,18 @@ export const strategies: Readonly<Record<string, KindStrategy>> = {
   RoleBinding: { nameRule: 'path-segment', validate: validateRoleBinding },
   ClusterRoleBinding: { nameRule: 'path-segment', validate: validateClusterRoleBinding },
 };
+
+/** The kind's rules behind the type check of its typed fields (validation/kind-schemas.ts). */
+function withTypeCheck(kind: string, s: KindStrategy): KindStrategy {
+  if (!Object.prototype.hasOwnProperty.call(kindSchemas, kind)) return s;
+  const shape = kindSchemas[kind];
+  const rules = s.validate;
+  return { ...s, validate: (obj, old) => mergeTypeErrors(checkShape(obj, shape, ''), rules?.(obj, old) ?? []) };
+}
+
+export const strategies: Readonly<Record<string, KindStrategy>> = Object.fromEntries(
+  Object.entries(table).map(([kind, s]) => [kind, withTypeCheck(kind, s)]),
+);
 
 const defaultStrategy: KindStrategy = Object.freeze({ nameRule: 'dns1123-subdomain' });
 

@@ -6,12 +6,33 @@
 // the user's decisions, keyed by a numeric hash of the groups and the request attributes; every
 // field is compared on a hit, so a hash collision can never answer for another request. Collision
 // chains are capped, so crafted collisions cost a bounded scan, never a wrong answer.
+//
+// Bounded by entries and by bytes: an entry's size is the length of every string it holds (user
+// name, groups, attributes, reason) plus a fixed overhead; an entry above the per-entry limit is not
+// cached, and a set that would pass the budget starts the cache over. An entry keeps what it
+// compares and nothing else (no path for resource requests; a kept path is copied out of the URL it
+// was sliced from), so the budget counts what it really retains.
 import type { Decision } from './types.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { AuthzAttributes } from './types.ts';
 
 /** At most this many entries share one hash (beyond: not cached). */
 const MAX_CHAIN = 8;
+
+/** Defaults: entries, total bytes, bytes of one entry (a legitimate request is far below it). */
+export const CACHE_MAX_ENTRIES = 65536;
+export const CACHE_MAX_BYTES = 8 * 1024 * 1024;
+export const CACHE_MAX_ENTRY_BYTES = 4096;
+/** What an entry costs beyond its strings: the entry object, the hash map slot, the groups array. */
+const ENTRY_OVERHEAD = 160;
+/** A user's bucket: the map keyed by request hash and its slot in the users map. */
+const USER_OVERHEAD = 120;
+
+export interface DecisionCacheLimits {
+  maxEntries?: number;
+  maxBytes?: number;
+  maxEntryBytes?: number;
+}
 
 interface Entry {
   readonly groups: readonly string[];
@@ -27,6 +48,22 @@ interface Entry {
   readonly path: string;
   readonly decision: Decision;
   next: Entry | undefined;
+}
+
+/**
+ * A string that owns its characters: the request path is a slice of the URL (query included) and
+ * would keep all of it alive. The other attributes are split() from a fresh string, which copies;
+ * they are kept as they are, so a hit compares them at the cost it always did. V8 only slices
+ * strings of 13 or more characters.
+ */
+function own(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+function groupsLength(groups: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < groups.length; i++) n += groups[i].length;
+  return n;
 }
 
 function hashString(h: number, s: string): number {
@@ -73,9 +110,19 @@ export class DecisionCache {
   /** user name → request hash → entries. */
   private users = new Map<string, Map<number, Entry>>();
   private count = 0;
+  private used = 0;
   private gen = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private readonly maxEntryBytes: number;
 
-  constructor(private readonly max = 65536) {}
+  /** `limits` as a number is the entry limit alone (bytes at their defaults). */
+  constructor(limits: number | DecisionCacheLimits = {}) {
+    const l = typeof limits === 'number' ? { maxEntries: limits } : limits;
+    this.maxEntries = l.maxEntries ?? CACHE_MAX_ENTRIES;
+    this.maxBytes = l.maxBytes ?? CACHE_MAX_BYTES;
+    this.maxEntryBytes = Math.min(l.maxEntryBytes ?? CACHE_MAX_ENTRY_BYTES, this.maxBytes);
+  }
 
   get generation(): number {
     return this.gen;
@@ -90,6 +137,7 @@ export class DecisionCache {
   private clear(): void {
     this.users = new Map();
     this.count = 0;
+    this.used = 0;
   }
 
   /** The cached decision for this user and request, if any. */
@@ -106,9 +154,21 @@ export class DecisionCache {
   /** Remembers a decision computed under `generation` (dropped if the policy changed since). */
   set(user: UserInfo, a: AuthzAttributes, withExtra: boolean, d: Decision, generation: number): void {
     if (generation !== this.gen) return; // computed under an older policy
-    if (this.count >= this.max) this.clear();
     const extra = withExtra && user.extra ? JSON.stringify(user.extra) : undefined;
+    const path = a.isResourceRequest ? '' : a.path; // compared only for non-resource requests
+    const entrySize = ENTRY_OVERHEAD + groupsLength(user.groups) + (extra?.length ?? 0) + a.verb.length + path.length
+      + a.namespace.length + a.apiGroup.length + a.resource.length + a.subresource.length + a.name.length
+      + d.reason.length + (d.error?.length ?? 0);
+    const userSize = USER_OVERHEAD + user.name.length;
+    // no legitimate request is this large: not worth its room
+    if (entrySize + userSize > this.maxEntryBytes) return;
     let byHash = this.users.get(user.name);
+    let size = byHash === undefined ? entrySize + userSize : entrySize;
+    if (this.count >= this.maxEntries || this.used + size > this.maxBytes) {
+      this.clear();
+      byHash = undefined;
+      size = entrySize + userSize;
+    }
     if (byHash === undefined) this.users.set(user.name, (byHash = new Map()));
     const h = requestHash(user.groups, a);
     const head = byHash.get(h);
@@ -121,12 +181,18 @@ export class DecisionCache {
     byHash.set(h, {
       groups: user.groups.slice(), // the caller's array is not ours to keep
       extra, isResource: a.isResourceRequest, verb: a.verb, namespace: a.namespace, apiGroup: a.apiGroup,
-      resource: a.resource, subresource: a.subresource, name: a.name, path: a.path, decision: d, next: head,
+      resource: a.resource, subresource: a.subresource, name: a.name, path: own(path), decision: d, next: head,
     });
     this.count++;
+    this.used += size;
   }
 
   get size(): number {
     return this.count;
+  }
+
+  /** Bytes the entries hold, as counted against the budget. */
+  get bytes(): number {
+    return this.used;
   }
 }

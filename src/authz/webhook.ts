@@ -1,7 +1,8 @@
 // Webhook mode (concepts.md "Webhook mode", authn-authz.md §5): every decision is a
 // SubjectAccessReview POSTed to a remote https service named by a kubeconfig-format file. Answers are
-// cached (allowed 5 min, denied 30 s, LRU 1024) because the remote call is the slow part; a service
+// cached (allowed 5 min, denied 30 s, LRU 1024, keyed by the review's SHA-256) because the remote call is the slow part; a service
 // that cannot be reached is an authorizer error, so the union answers 500 unless another mode allows.
+import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { loadKubeconfig } from '../config/kubeconfig.ts';
 import type { UserInfo } from '../authn/types.ts';
@@ -21,6 +22,7 @@ interface Cached {
 }
 
 const CACHE_SIZE = 1024;
+const MAX_CACHED_REASON = 4096;
 
 export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
   const cfg = loadKubeconfig(opts.configFile);
@@ -58,7 +60,9 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
       const sar = toSubjectAccessReview(user, attrs);
       const body = JSON.stringify({ apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec: sar.spec });
       const now = Date.now();
-      const hit = cache.get(body);
+      // keyed by a digest: the cache keeps 44 bytes per review, not the review (names can be long)
+      const key = createHash('sha256').update(body).digest('base64');
+      const hit = cache.get(key);
       if (hit && hit.expires > now) return hit.decision;
       let decision: Decision;
       try {
@@ -72,9 +76,11 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
           return { allowed: false, reason: '', error: `authorization webhook: ${(e2 instanceof Error ? e2 : (e as Error)).message}` };
         }
       }
-      cache.delete(body);
+      cache.delete(key);
+      // the webhook's reason is the only unbounded part of an entry: a long one is not kept
+      if (decision.reason.length > MAX_CACHED_REASON) return decision;
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
-      cache.set(body, { decision, expires: now + (decision.allowed ? allowedTtl : deniedTtl) });
+      cache.set(key, { decision, expires: now + (decision.allowed ? allowedTtl : deniedTtl) });
       return decision;
     },
   };

@@ -42,7 +42,7 @@ export function parseDeleteOptions(body: unknown, query: URLSearchParams): Delet
     if (p !== null) opts.propagationPolicy = p as DeleteOptions['propagationPolicy'];
   }
   const errs = [];
-  if (opts.gracePeriodSeconds !== undefined && (!Number.isInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
+  if (opts.gracePeriodSeconds !== undefined && (!Number.isSafeInteger(opts.gracePeriodSeconds) || opts.gracePeriodSeconds < 0)) {
     errs.push(field.invalid('gracePeriodSeconds', opts.gracePeriodSeconds, 'must be a non-negative integer'));
   }
   if (opts.propagationPolicy !== undefined && !policies.includes(opts.propagationPolicy)) {

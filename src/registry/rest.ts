@@ -119,7 +119,8 @@ export class GenericRegistry {
     strategy.prepareForCreate?.(obj);
     strategy.defaults?.(obj);
 
-    const generated = !meta.name && !!meta.generateName;
+    // a generateName of another type is left for validation to refuse
+    const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName!);
     this.validate(def, strategy, obj, undefined);
 

@@ -5,6 +5,8 @@ import { errors, field, type FieldError } from '../request/errors.ts';
 import type { Store } from '../store/store.ts';
 import type { SpecialHandler } from './dispatch.ts';
 import { mutableCopy } from './meta.ts';
+import { strategyFor } from '../api/strategies.ts';
+import { INT64_MESSAGE } from '../api/validation/schema.ts';
 import { applyPatch } from './patch/index.ts';
 import type { GenericRegistry, RestRequest } from './rest.ts';
 import { parseResourceVersion } from './rest.ts';
@@ -124,11 +126,11 @@ function scaleHandler(registry: GenericRegistry, store: Store): SpecialHandler {
       scale = req.body;
     }
     checkBodyTarget(req, isPlainObject(scale.metadata) ? scale.metadata : {});
+    // the Scale kind's rules: an int32, not negative
+    const scaleErrs = strategyFor('Scale').validate?.({ ...scale, metadata: {} }, undefined) ?? [];
+    if (scaleErrs.length) throw errors.invalid(def.group ? 'extensions' : 'autoscaling', 'Scale', req.name, scaleErrs);
     const spec = isPlainObject(scale.spec) ? scale.spec : {};
-    const replicas = spec.replicas ?? 0;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw errors.invalid(def.group ? 'extensions' : 'autoscaling', 'Scale', req.name, [field.invalid('spec.replicas', replicas, 'must be greater than or equal to 0')]);
-    }
+    const replicas = (spec.replicas as number | null | undefined) ?? 0;
     const meta = isPlainObject(scale.metadata) ? scale.metadata : {};
     const precondition = parseResourceVersion(typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined);
     const res = await registry.guaranteedUpdate({ ...req, subresource: '' }, precondition, (cur) => {
@@ -151,7 +153,8 @@ function rollbackHandler(registry: GenericRegistry): SpecialHandler {
     if (body.name !== undefined && body.name !== req.name) errs.push(field.invalid('name', body.name, `must match the deployment name ${req.name}`));
     const to = isPlainObject(body.rollbackTo) ? body.rollbackTo : {};
     const revision = to.revision ?? 0;
-    if (typeof revision !== 'number' || !Number.isInteger(revision) || revision < 0) errs.push(field.invalid('rollbackTo.revision', revision, 'must be greater than or equal to 0'));
+    if (!Number.isSafeInteger(revision)) errs.push(field.invalid('rollbackTo.revision', revision, INT64_MESSAGE));
+    else if ((revision as number) < 0) errs.push(field.invalid('rollbackTo.revision', revision, 'must be greater than or equal to 0'));
     const updated = isPlainObject(body.updatedAnnotations) ? (body.updatedAnnotations as Record<string, string>) : {};
     if (errs.length) throw errors.invalid('extensions', 'DeploymentRollback', req.name, errs);
     await registry.guaranteedUpdate({ ...req, subresource: '' }, undefined, (cur) => {

@@ -118,8 +118,9 @@ export async function serveWatch(
     });
   } catch (e) {
     // too old a revision (or shutting down): the stream carries one ERROR event and ends
-    const status = e instanceof StatusError ? e.toStatus() : errors.internal(e).toStatus();
-    res.end(format.encode('ERROR', status));
+    const err = e instanceof StatusError ? e : errors.internal(e);
+    res.end(format.encode('ERROR', err.toStatus()));
+    if (err.logDetail) throw err; // the error middleware logs the detail under its correlation id
     return;
   }
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => watch.stop(), timeoutMs);

@@ -1,5 +1,6 @@
 // Every failure becomes the API's Status object. Handlers throw StatusError; the error middleware
 // renders it in the negotiated format. Message templates follow the reference server's errors.go.
+import { randomUUID } from 'node:crypto';
 
 export interface StatusCause {
   reason?: string;
@@ -43,6 +44,8 @@ export class StatusError extends Error {
   readonly details?: StatusDetails;
   /** Extra response headers (Retry-After, WWW-Authenticate). */
   readonly headers: Record<string, string>;
+  /** What went wrong, for the server log only (never rendered), under the id the message names. */
+  logDetail?: { id: string; detail: unknown };
 
   constructor(code: number, reason: string, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
@@ -133,9 +136,15 @@ export const errors = {
   tooManyRequests(): StatusError {
     return new StatusError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
   },
-  internal(err: unknown): StatusError {
-    const msg = err instanceof Error ? err.message : String(err);
-    return new StatusError(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] });
+  /**
+   * 500 that says nothing about `err`: exception text can carry paths, addresses and internals. The
+   * error middleware logs `err` under the correlation id the client is given.
+   */
+  internal(err: unknown, id: string = randomUUID()): StatusError {
+    const msg = `internal error (correlation id ${id})`;
+    const e = new StatusError(500, 'InternalError', `Internal error occurred: ${msg}`, { causes: [{ message: msg }] });
+    e.logDetail = { id, detail: err };
+    return e;
   },
   serverTimeout(gr: GroupResource, op: string, retryAfter = 1): StatusError {
     return new StatusError(500, 'ServerTimeout', `The ${op} operation against ${groupResourceString(gr)} could not be completed at this time, please try again.`, { ...grDetails(gr, op), retryAfterSeconds: retryAfter });

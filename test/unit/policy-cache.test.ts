@@ -1,8 +1,11 @@
 // The decision cache (src/authz/cache.ts): a hit only for exactly the same user (name, groups,
 // extra when read) and request attributes; hash collisions never answer for another request.
 import test from 'ava';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import fc from 'fast-check';
 import { DecisionCache } from '../../src/authz/cache.ts';
+import { resolveRequestInfo } from '../../src/request/info.ts';
 import type { AuthzAttributes, Decision } from '../../src/authz/types.ts';
 import type { UserInfo } from '../../src/authn/types.ts';
 
@@ -91,4 +94,86 @@ test('bounded: at the size limit the cache starts over', (t) => {
   t.is(cache.size, 1);
   t.is(cache.get(u, attrs({ name: 'a' }), false), undefined);
   t.is(cache.get(u, attrs({ name: 'd' }), false)?.reason, 'd');
+});
+
+// ---- the byte budget ----
+
+/** 7 KB and 3 KB names, as a request path would carry them. */
+const longName = (i: number, len: number): string => `n${i}-${'x'.repeat(len)}`;
+
+test('bounded by bytes: 5,000 unique 7 KB names are not cached; 3 KB names stay under the budget', (t) => {
+  const cache = new DecisionCache();
+  const u = { name: 'u', groups: ['system:authenticated'] };
+  for (let i = 0; i < 5000; i++) cache.set(u, attrs({ resource: 'configmaps', namespace: 'default', name: longName(i, 7000) }), false, decision('no'), cache.generation);
+  t.is(cache.size, 0, 'an entry above the per-entry limit is not cached');
+  t.is(cache.bytes, 0);
+
+  const small = new DecisionCache({ maxBytes: 1024 * 1024 });
+  let peak = 0;
+  for (let i = 0; i < 5000; i++) {
+    const a = attrs({ resource: 'configmaps', namespace: 'default', name: longName(i, 3000) });
+    small.set(u, a, false, decision(`d${i}`), small.generation);
+    peak = Math.max(peak, small.bytes);
+    t.is(small.get(u, a, false)?.reason, `d${i}`, 'the newest decision is always cached');
+  }
+  t.true(peak <= 1024 * 1024, `peak ${peak} bytes`);
+  t.true(small.size < 5000 && small.size > 100, `${small.size} entries`);
+  t.true(small.bytes >= small.size * 3000, 'every entry counts the strings it holds');
+});
+
+test('the byte count: what an entry holds, the user once, no path for resource requests', (t) => {
+  const cache = new DecisionCache();
+  const u = { name: 'someone', groups: ['g1', 'g2'] };
+  cache.set(u, attrs({ resource: 'pods', name: 'a', path: `/api/v1/pods/a?${'q'.repeat(3000)}` }), false, decision('r'), cache.generation);
+  const first = cache.bytes;
+  t.true(first > 0 && first < 1000, `${first} bytes: the path of a resource request is not kept`);
+  cache.set(u, attrs({ resource: 'pods', name: 'b' }), false, decision('r'), cache.generation);
+  const second = cache.bytes - first;
+  t.true(second < first, 'the user bucket is counted once');
+  cache.set(u, attrs({ resource: 'pods', name: 'bbbbbbbbbb' }), false, decision('r'), cache.generation);
+  t.is(cache.bytes - first - second, second + 9, 'nine more characters, nine more bytes');
+  // a non-resource request keeps and counts its path
+  const before = cache.bytes;
+  cache.set(u, attrs({ isResourceRequest: false, verb: 'get', path: `/healthz/${'p'.repeat(100)}` }), false, decision('r'), cache.generation);
+  t.is(cache.bytes - before, second - 'pods'.length - 'b'.length + '/healthz/'.length + 100);
+  // a long user name counts too: over the per-entry limit, not cached
+  cache.set({ name: 'u'.repeat(5000), groups: [] }, attrs({ resource: 'pods' }), false, decision('r'), cache.generation);
+  t.is(cache.get({ name: 'u'.repeat(5000), groups: [] }, attrs({ resource: 'pods' }), false), undefined);
+  // invalidate and the start-over both reset the count
+  cache.invalidate();
+  t.is(cache.bytes, 0);
+  const tiny = new DecisionCache({ maxBytes: 2000, maxEntryBytes: 1000 });
+  for (let i = 0; i < 50; i++) tiny.set(u, attrs({ resource: 'pods', name: `n${i}` }), false, decision('r'), tiny.generation);
+  t.true(tiny.bytes <= 2000 && tiny.size > 0);
+});
+
+test('retained heap stays bounded: 5,000 unique long names and long URLs (gc-measured)', (t) => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const u = { name: 'u', groups: ['system:authenticated'] };
+  const heapAfter = (fill: (cache: DecisionCache) => void): { cache: DecisionCache; delta: number } => {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const cache = new DecisionCache();
+    fill(cache);
+    gc();
+    return { cache, delta: process.memoryUsage().heapUsed - before };
+  };
+  const MiB = 1024 * 1024;
+  // the attributes as the server makes them: from the URL path, a slice of the URL (query included)
+  const fromUrl = (url: string): AuthzAttributes => resolveRequestInfo('GET', url.slice(0, url.indexOf('?')), new URLSearchParams());
+  // resource requests: 7 KB names (the issue's vector) and 3 KB names under the default budget
+  for (const len of [7000, 3000]) {
+    const { cache, delta } = heapAfter((c) => {
+      for (let i = 0; i < 5000; i++) c.set(u, fromUrl(`/api/v1/namespaces/default/configmaps/${longName(i, len)}?q=${'q'.repeat(2000)}`), false, decision('no'), c.generation);
+    });
+    t.true(cache.bytes <= 8 * MiB);
+    t.true(delta < 16 * MiB, `${len}-character names: ${(delta / MiB).toFixed(1)} MiB retained`);
+  }
+  // non-resource requests whose path is a slice of a URL with a 7 KB query: only the path is kept
+  const { cache, delta } = heapAfter((c) => {
+    for (let i = 0; i < 5000; i++) c.set(u, fromUrl(`/healthz/${'p'.repeat(100)}${i}?${'q'.repeat(7000)}`), false, decision('no'), c.generation);
+  });
+  t.is(cache.size, 5000);
+  t.true(delta < 8 * MiB, `URL slices: ${(delta / MiB).toFixed(1)} MiB retained for 5,000 entries`);
 });

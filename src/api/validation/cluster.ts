@@ -59,12 +59,12 @@ export function defaultNamespace(obj: Mutable): void {
 export function validateNamespaceFinalizers(finalizers: unknown, fldPath: string): FieldError[] {
   const errs: FieldError[] = [];
   for (const f of asArray(finalizers) ?? []) {
-    const name = typeof f === 'string' ? f : '';
-    const msgs = isQualifiedName(name);
+    if (typeof f !== 'string') continue; // the kind's type check reports it (spec.finalizers[i])
+    const msgs = isQualifiedName(f);
     if (msgs.length > 0) {
       for (const msg of msgs) errs.push(field.invalid(fldPath, f, msg));
-    } else if (!name.includes('/') && !standardFinalizers.has(name)) {
-      errs.push(field.invalid(fldPath, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+    } else if (!f.includes('/') && !standardFinalizers.has(f)) {
+      errs.push(field.invalid(fldPath, f, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   }
   return errs;

@@ -15,6 +15,7 @@ import {
   type NameValidator,
 } from './names.ts';
 import { jsonEqual, path } from './json.ts';
+import { checkShape, mergeTypeErrors, struct } from './schema.ts';
 
 /** Total bytes of annotation keys plus values (256 KiB). */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -40,8 +41,15 @@ export interface ObjectMetaOptions {
   isCreate: boolean;
 }
 
+/** ObjectMeta's typed scalars (the maps and lists are checked by their own rules below). */
+const metaScalars = struct({
+  name: 'string', generateName: 'string', namespace: 'string', uid: 'string', clusterName: 'string',
+  generation: 'int64', deletionGracePeriodSeconds: 'int64',
+});
+
 /** Validate the metadata of a whole object (field paths start at `metadata`). */
 export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions, fldPath = 'metadata'): FieldError[] {
+  const typeErrs = checkShape(meta, metaScalars, fldPath);
   const errs: FieldError[] = [];
   const nameFn = nameValidatorFor(opts.nameRule);
   const name = typeof meta.name === 'string' ? meta.name : '';
@@ -50,7 +58,8 @@ export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions, fl
     for (const msg of nameFn(generateName, true)) errs.push(field.invalid(path.child(fldPath, 'generateName'), generateName, msg));
   }
   if (!name) {
-    errs.push(field.required(path.child(fldPath, 'name'), 'name or generateName is required'));
+    // a generateName of the wrong type is reported as such, not as a missing name
+    if (meta.generateName === undefined || meta.generateName === null || typeof meta.generateName === 'string') errs.push(field.required(path.child(fldPath, 'name'), 'name or generateName is required'));
   } else {
     for (const msg of nameFn(name, false)) errs.push(field.invalid(path.child(fldPath, 'name'), name, msg));
   }
@@ -61,14 +70,14 @@ export function validateObjectMeta(meta: ObjectMeta, opts: ObjectMetaOptions, fl
   } else if (namespace) {
     errs.push(field.forbidden(path.child(fldPath, 'namespace'), 'not allowed on this type'));
   }
-  if (meta.generation !== undefined && (typeof meta.generation !== 'number' || meta.generation < 0)) {
+  if (typeof meta.generation === 'number' && meta.generation < 0) {
     errs.push(field.invalid(path.child(fldPath, 'generation'), meta.generation, 'must be greater than or equal to 0'));
   }
   errs.push(...validateLabels(meta.labels, path.child(fldPath, 'labels')));
   errs.push(...validateAnnotations(meta.annotations, path.child(fldPath, 'annotations')));
   errs.push(...validateOwnerReferences(meta.ownerReferences, path.child(fldPath, 'ownerReferences')));
   errs.push(...validateFinalizers(meta.finalizers, path.child(fldPath, 'finalizers')));
-  return errs;
+  return mergeTypeErrors(typeErrs, errs);
 }
 
 /** Label keys are qualified names, values label values; errors name the map itself. */
@@ -116,22 +125,41 @@ function gvkString(apiVersion: string, kind: string): { group: string; version: 
 /** Kinds that may never own other objects. */
 const bannedOwners = new Set(['/v1, Kind=Event']);
 
+const ownerRefStrings = ['apiVersion', 'kind', 'name', 'uid'] as const;
+
 export function validateOwnerReferences(refs: unknown, fldPath: string): FieldError[] {
   if (refs === undefined || refs === null) return [];
   if (!Array.isArray(refs)) return [field.invalid(fldPath, refs, 'must be a list of owner references')];
   const errs: FieldError[] = [];
   let controllerName = '';
-  for (const raw of refs as unknown[]) {
-    const ref: Partial<OwnerReference> = isPlainObject(raw) ? (raw as Partial<OwnerReference>) : {};
+  (refs as unknown[]).forEach((raw, i) => {
+    // wrong types are reported at the indexed path and skip the rules about that field
+    if (!isPlainObject(raw)) {
+      errs.push(field.invalid(path.index(fldPath, i), raw, 'must be an object'));
+      return;
+    }
+    const ref = raw as Partial<OwnerReference>;
+    const wrong = new Set<string>();
+    for (const key of ownerRefStrings) {
+      const v: unknown = ref[key];
+      if (v !== undefined && v !== null && typeof v !== 'string') {
+        errs.push(field.invalid(path.child(path.index(fldPath, i), key), v, 'must be a string'));
+        wrong.add(key);
+      }
+    }
+    const controller: unknown = ref.controller;
+    if (controller !== undefined && controller !== null && typeof controller !== 'boolean') {
+      errs.push(field.invalid(path.child(path.index(fldPath, i), 'controller'), controller, 'must be a boolean'));
+    }
     const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
     const kind = typeof ref.kind === 'string' ? ref.kind : '';
     const name = typeof ref.name === 'string' ? ref.name : '';
     const uid = typeof ref.uid === 'string' ? ref.uid : '';
     const gvk = gvkString(apiVersion, kind);
-    if (!gvk.version) errs.push(field.invalid(path.child(fldPath, 'apiVersion'), apiVersion, 'version must not be empty'));
-    if (!kind) errs.push(field.invalid(path.child(fldPath, 'kind'), kind, 'kind must not be empty'));
-    if (!name) errs.push(field.invalid(path.child(fldPath, 'name'), name, 'name must not be empty'));
-    if (!uid) errs.push(field.invalid(path.child(fldPath, 'uid'), uid, 'uid must not be empty'));
+    if (!gvk.version && !wrong.has('apiVersion')) errs.push(field.invalid(path.child(fldPath, 'apiVersion'), apiVersion, 'version must not be empty'));
+    if (!kind && !wrong.has('kind')) errs.push(field.invalid(path.child(fldPath, 'kind'), kind, 'kind must not be empty'));
+    if (!name && !wrong.has('name')) errs.push(field.invalid(path.child(fldPath, 'name'), name, 'name must not be empty'));
+    if (!uid && !wrong.has('uid')) errs.push(field.invalid(path.child(fldPath, 'uid'), uid, 'uid must not be empty'));
     if (bannedOwners.has(gvk.text)) errs.push(field.invalid(fldPath, raw, `${gvk.text} is disallowed from being an owner`));
     if (ref.controller === true) {
       if (controllerName) {
@@ -140,7 +168,7 @@ export function validateOwnerReferences(refs: unknown, fldPath: string): FieldEr
         controllerName = name;
       }
     }
-  }
+  });
   return errs;
 }
 
@@ -198,7 +226,8 @@ export function validateMetaUpdate(newMeta: ObjectMeta, oldMeta: ObjectMeta, fld
     errs.push(...immutable(newMeta.creationTimestamp, oldMeta.creationTimestamp, path.child(fldPath, 'creationTimestamp')));
   }
   const viaDeletion = 'field is immutable; may only be changed via deletion';
-  if (newMeta.deletionGracePeriodSeconds !== undefined && newMeta.deletionGracePeriodSeconds !== null && newMeta.deletionGracePeriodSeconds !== oldMeta.deletionGracePeriodSeconds) {
+  // a wrongly typed value is reported by validateObjectMeta
+  if (typeof newMeta.deletionGracePeriodSeconds === 'number' && newMeta.deletionGracePeriodSeconds !== oldMeta.deletionGracePeriodSeconds) {
     errs.push(field.invalid(path.child(fldPath, 'deletionGracePeriodSeconds'), newMeta.deletionGracePeriodSeconds, viaDeletion));
   }
   if (newMeta.deletionTimestamp && newMeta.deletionTimestamp !== oldMeta.deletionTimestamp) {

@@ -1,0 +1,85 @@
+// JSON types of the reference's typed fields. The reference decodes a body into Go structs, so a
+// string where an int32 belongs, 1.5 for a count or 2147483648 for an int32 never reaches its
+// validators. We keep bodies as JSON, so these shapes say which fields are typed and the walker
+// reports a wrong type as a field error (422 with the field path) before the kind's rules run.
+import { field, type FieldError } from '../../request/errors.ts';
+import { isPlainObject } from '../object.ts';
+import { path } from './json.ts';
+
+export type Scalar = 'int32' | 'int64' | 'string' | 'boolean' | 'intOrString';
+
+export interface StructShape {
+  readonly fields: Readonly<Record<string, Shape>>;
+}
+export interface ListShape {
+  readonly list: Shape;
+}
+export interface MapShape {
+  readonly map: Shape;
+}
+export type Shape = Scalar | StructShape | ListShape | MapShape;
+
+export const struct = (fields: Record<string, Shape>): StructShape => ({ fields });
+export const list = (of: Shape): ListShape => ({ list: of });
+export const map = (of: Shape): MapShape => ({ map: of });
+
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;
+/**
+ * int64 fields accept safe integers only: JSON.parse reads 9007199254740993 as 9007199254740992, so
+ * a larger value could not be stored as sent; it is refused rather than silently changed.
+ */
+export const INT64_MIN = Number.MIN_SAFE_INTEGER;
+export const INT64_MAX = Number.MAX_SAFE_INTEGER;
+
+export const INT32_MESSAGE = `must be an integer between ${INT32_MIN} and ${INT32_MAX}, inclusive`;
+export const INT64_MESSAGE = `must be an integer between ${INT64_MIN} and ${INT64_MAX}, inclusive (larger integers cannot be represented exactly)`;
+
+const isInt32 = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX;
+
+/** The error of one present scalar value, or undefined when it has the type. */
+function scalarError(v: unknown, type: Scalar, fldPath: string): FieldError | undefined {
+  switch (type) {
+    case 'int32':
+      return isInt32(v) ? undefined : field.invalid(fldPath, v, INT32_MESSAGE);
+    case 'int64':
+      return Number.isSafeInteger(v) ? undefined : field.invalid(fldPath, v, INT64_MESSAGE);
+    case 'intOrString':
+      return typeof v === 'string' || isInt32(v) ? undefined : field.invalid(fldPath, v, `${INT32_MESSAGE}, or a string`);
+    case 'string':
+      return typeof v === 'string' ? undefined : field.invalid(fldPath, v, 'must be a string');
+    case 'boolean':
+      return typeof v === 'boolean' ? undefined : field.invalid(fldPath, v, 'must be a boolean');
+  }
+}
+
+/** Type errors of `value` against `shape`; absent and null values are fine (Go's zero values). */
+export function checkShape(value: unknown, shape: Shape, fldPath: string, errs: FieldError[] = []): FieldError[] {
+  if (value === undefined || value === null) return errs;
+  if (typeof shape === 'string') {
+    const e = scalarError(value, shape, fldPath);
+    if (e) errs.push(e);
+  } else if ('fields' in shape) {
+    if (!isPlainObject(value)) errs.push(field.invalid(fldPath, value, 'must be an object'));
+    else for (const [name, s] of Object.entries(shape.fields)) checkShape(value[name], s, path.child(fldPath, name), errs);
+  } else if ('list' in shape) {
+    if (!Array.isArray(value)) errs.push(field.invalid(fldPath, value, 'must be a list'));
+    else value.forEach((item, i) => checkShape(item, shape.list, path.index(fldPath, i), errs));
+  } else if (!isPlainObject(value)) {
+    errs.push(field.invalid(fldPath, value, 'must be a map'));
+  } else {
+    for (const [k, item] of Object.entries(value)) checkShape(item, shape.map, path.key(fldPath, k), errs);
+  }
+  return errs;
+}
+
+/**
+ * Type errors first, then the kind's rules except those about a field already reported as wrongly
+ * typed (or inside one): a rule reading a wrong type only restates the same problem less clearly.
+ */
+export function mergeTypeErrors(typeErrs: FieldError[], ruleErrs: FieldError[]): FieldError[] {
+  if (typeErrs.length === 0) return ruleErrs;
+  const bad = typeErrs.map((e) => e.field);
+  const covered = (p: string): boolean => bad.some((b) => p === b || p.startsWith(`${b}.`) || p.startsWith(`${b}[`));
+  return [...typeErrs, ...ruleErrs.filter((e) => !covered(e.field))];
+}
