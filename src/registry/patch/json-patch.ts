@@ -85,15 +85,15 @@ export function parseJsonPatch(doc: JsonValue): JsonPatchOperation[] {
 
 /** Counts work against a limit; `fail` builds the error when it is exceeded. */
 class Budget {
-  used = 0;
+  private used = 0;
   constructor(
-    readonly limit: number,
-    private readonly fail: (used: number) => StatusError,
+    private readonly limit: number,
+    private readonly fail: () => StatusError,
   ) {}
 
   charge(n: number): void {
     this.used += n;
-    if (this.used > this.limit) throw this.fail(this.used);
+    if (this.used > this.limit) throw this.fail();
   }
 }
 
@@ -279,8 +279,9 @@ class Patcher {
 
 /**
  * Applies checked JSON patch operations to a copy of `original` (not changed); the result may be any
- * JSON value. Nothing here recurses, so an operation that nests values deeply is caught by the
- * caller's depth check of the result, not by a stack overflow.
+ * JSON value. Walks are iterative and the only (native) clone of a part is depth-checked first, so
+ * moves that nest values deeply are caught by the caller's depth check of the result, not by a stack
+ * overflow.
  */
 export function applyJsonPatch(original: JsonObject, operations: readonly JsonPatchOperation[]): JsonValue {
   const patcher = new Patcher(structuredClone(original));
