@@ -3,6 +3,7 @@
 // that kubectl 1.32 compiles in for these kinds, with the modern key where the two differ
 // (volumeMounts by mountPath): kubectl computes `apply` patches with those keys, and the server must
 // match elements the same way.
+import { getOwn } from './safe-json.ts';
 import type { ListMergeRule } from './strategy.ts';
 
 /** `metadata.ownerReferences` by uid, `metadata.finalizers` as a set. */
@@ -85,7 +86,7 @@ const KIND_RULES: Readonly<Record<string, readonly ListMergeRule[]>> = {
 
 /** Every strategic-merge list rule of a kind (by Kind name, the same in every group). */
 export function mergeRulesFor(kind: string): ListMergeRule[] {
-  return [...objectMetaRules(), ...(KIND_RULES[kind] ?? [])];
+  return [...objectMetaRules(), ...(getOwn(KIND_RULES, kind) ?? [])];
 }
 
 /** Kinds with rules beyond ObjectMeta's. */

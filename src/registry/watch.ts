@@ -4,7 +4,7 @@
 import type Koa from 'koa';
 import type { ResourceDef } from '../api/catalogue.ts';
 import type { ApiObject } from '../api/object.ts';
-import { defaultFieldLabels, escapeFieldValue, parseFieldSelector } from '../api/selectors/field.ts';
+import { escapeFieldValue, fieldLabelReader, parseFieldSelector } from '../api/selectors/field.ts';
 import { strategyFor } from '../api/strategies.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { negotiate } from '../codec/media.ts';
@@ -60,7 +60,7 @@ function indexKeyOf(fieldSelector: string, strategy: KindStrategy): FieldIndexKe
   const exact = parseFieldSelector(fieldSelector).terms.filter((t) => t.operator === '=');
   exact.sort((a, b) => Number(b.field === 'metadata.name') - Number(a.field === 'metadata.name'));
   for (const t of exact) {
-    const read: ((obj: ApiObject) => string) | undefined = strategy.fieldLabels?.[t.field] ?? defaultFieldLabels[t.field];
+    const read = fieldLabelReader(strategy, t.field);
     if (read !== undefined) return { field: t.field, value: t.value, read };
   }
   return undefined;

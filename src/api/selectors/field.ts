@@ -3,6 +3,7 @@
 // metadata.namespace); anything else is a 400 with the kind's old-style message.
 import { errors } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
+import { getOwn } from '../safe-json.ts';
 import type { KindStrategy } from '../strategy.ts';
 
 export interface FieldTerm {
@@ -102,6 +103,14 @@ export const defaultFieldLabels: Readonly<Record<string, (obj: ApiObject) => str
   'metadata.namespace': (obj) => obj.metadata.namespace ?? '',
 };
 
+/**
+ * The reader for one field label of a kind, or undefined when the kind has no such label. Own entries
+ * only: `constructor` or `toString` from the query is a field label no kind has.
+ */
+export function fieldLabelReader(strategy: KindStrategy, field: string): ((obj: ApiObject) => string) | undefined {
+  return getOwn(strategy.fieldLabels, field) ?? getOwn(defaultFieldLabels, field);
+}
+
 function unsupportedMessage(strategy: KindStrategy, kind: string, label: string): string {
   return strategy.fieldLabelMessage === 'long' ? `field label ${JSON.stringify(label)} not supported for ${JSON.stringify(kind)}` : `field label not supported: ${label}`;
 }
@@ -115,7 +124,7 @@ export function fieldSelectorMatcher(selector: FieldSelector, strategy: KindStra
   void gv;
   if (selector.isEmpty()) return () => true;
   const checks = selector.terms.map((t) => {
-    const read = strategy.fieldLabels?.[t.field] ?? defaultFieldLabels[t.field];
+    const read = fieldLabelReader(strategy, t.field);
     if (!read) throw errors.badRequest(unsupportedMessage(strategy, kind, t.field));
     return { read, want: t.value, equal: t.operator === '=' };
   });

@@ -2,6 +2,7 @@
 // ported token for token so that every parse error carries the same message. A bad selector is a
 // client mistake: parseLabelSelector throws a 400 BadRequest StatusError.
 import { errors } from '../../request/errors.ts';
+import { getOwn } from '../safe-json.ts';
 import { isQualifiedName, isValidLabelValue } from '../validation/names.ts';
 
 export type LabelOperator = '=' | '==' | '!=' | 'in' | 'notin' | 'exists' | '!' | 'gt' | 'lt';
@@ -441,7 +442,7 @@ function labelSelectorFromObjectOrThrow(sel: LabelSelectorObject | null | undefi
   const reqs: LabelRequirement[] = [];
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push(newRequirement(k, '=', [String(v)]));
   for (const expr of sel.matchExpressions ?? []) {
-    const op = expressionOperators[expr.operator ?? ''];
+    const op = getOwn(expressionOperators, expr.operator ?? '');
     if (!op) throw new SelectorParseError(`${JSON.stringify(expr.operator ?? '')} is not a valid pod selector operator`);
     reqs.push(newRequirement(expr.key ?? '', op, [...(expr.values ?? [])]));
   }

@@ -1,6 +1,7 @@
 // Secret, ConfigMap and ServiceAccount (v1).
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
+import { setOwn } from '../safe-json.ts';
 import { isConfigMapKey, isDNS1123Subdomain } from './names.ts';
 import { FIELD_IMMUTABLE } from './meta.ts';
 import { asArray, asObject, asString, path, setDefault, type JsonObject } from './json.ts';
@@ -30,7 +31,7 @@ export function defaultSecret(obj: Mutable): void {
   const stringData = asObject(obj.stringData);
   if (stringData) {
     const data = asObject(obj.data) ?? {};
-    for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+    for (const [k, v] of Object.entries(stringData)) if (typeof v === 'string') setOwn(data, k, Buffer.from(v, 'utf8').toString('base64'));
     obj.data = data;
     delete obj.stringData;
   }

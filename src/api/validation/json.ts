@@ -1,6 +1,7 @@
 // Small readers over untyped JSON objects. Kind-specific parts of objects are `JsonObject`s whose
 // shapes the validators check themselves; these helpers keep those checks short and type-safe.
 import { isPlainObject, type JsonObject, type JsonValue } from '../object.ts';
+import { setOwn } from '../safe-json.ts';
 
 export type { JsonObject, JsonValue };
 
@@ -21,7 +22,7 @@ export function asStringMap(v: unknown): Record<string, string> | undefined {
   const o = asObject(v);
   if (!o) return undefined;
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(o)) if (typeof val === 'string') out[k] = val;
+  for (const [k, val] of Object.entries(o)) if (typeof val === 'string') setOwn(out, k, val);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Pod specs: defaults and validation of the v1 PodSpec (Pods, pod templates of every workload kind).
 import { field, type FieldError } from '../../request/errors.ts';
+import { getOwn, setOwn } from '../safe-json.ts';
 import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, isValidPortName } from './names.ts';
 import { validateAnnotations, validateLabels } from './meta.ts';
 import { validateNonnegative, validatePortNumber, validateProtocol, validateResourceList } from './common.ts';
@@ -44,7 +45,7 @@ function defaultContainers(list: unknown): void {
     const limits = asObject(resources?.limits);
     if (resources && limits && Object.keys(limits).length > 0) {
       const requests = ensureObject(resources, 'requests');
-      for (const [k, v] of Object.entries(limits)) if (requests[k] === undefined) requests[k] = v;
+      for (const [k, v] of Object.entries(limits)) if (getOwn(requests, k) === undefined) setOwn(requests, k, v);
     }
   }
 }

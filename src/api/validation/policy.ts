@@ -1,6 +1,7 @@
 // LimitRange and ResourceQuota (v1).
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
+import { getOwn } from '../safe-json.ts';
 import { parseQuantity, validateResourceList } from './common.ts';
 import { asArray, asObject, path } from './json.ts';
 
@@ -33,21 +34,21 @@ export function validateLimitRange(obj: ApiObject): FieldError[] {
     const max = asObject(item.max) ?? {};
     for (const [res, q] of Object.entries(min)) {
       const lo = parseQuantity(q);
-      const hi = parseQuantity(max[res]);
+      const hi = parseQuantity(getOwn(max, res));
       if (lo !== undefined && hi !== undefined && lo > hi) {
-        errs.push(field.invalid(path.key(path.child(p, 'min'), res), q, `min value ${String(q)} is greater than max value ${String(max[res])}`));
+        errs.push(field.invalid(path.key(path.child(p, 'min'), res), q, `min value ${String(q)} is greater than max value ${String(getOwn(max, res))}`));
       }
     }
     for (const key of ['default', 'defaultRequest']) {
       for (const [res, q] of Object.entries(asObject(item[key]) ?? {})) {
         const v = parseQuantity(q);
-        const hi = parseQuantity(max[res]);
-        const lo = parseQuantity(min[res]);
+        const hi = parseQuantity(getOwn(max, res));
+        const lo = parseQuantity(getOwn(min, res));
         if (v !== undefined && hi !== undefined && v > hi) {
-          errs.push(field.invalid(path.key(path.child(p, key), res), q, `${key} value ${String(q)} is greater than max value ${String(max[res])}`));
+          errs.push(field.invalid(path.key(path.child(p, key), res), q, `${key} value ${String(q)} is greater than max value ${String(getOwn(max, res))}`));
         }
         if (v !== undefined && lo !== undefined && v < lo) {
-          errs.push(field.invalid(path.key(path.child(p, key), res), q, `min value ${String(min[res])} is greater than ${key} value ${String(q)}`));
+          errs.push(field.invalid(path.key(path.child(p, key), res), q, `min value ${String(getOwn(min, res))} is greater than ${key} value ${String(q)}`));
         }
       }
     }

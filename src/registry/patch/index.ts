@@ -1,14 +1,17 @@
 // PATCH bodies in the three media types the API accepts (api-machinery §5). Pure: the registry reads
-// the current object, calls applyPatch, and sends the result down its normal update path.
-import jsonMergePatch from 'json-merge-patch';
+// the current object, calls applyPatch, and sends the result down its normal update path. Every key
+// is handled as an own property (see api/safe-json.ts), and bodies and results are held to the
+// nesting limit, so no patch reaches a prototype or a stack overflow.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
+import { getOwn, NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import { applyJsonPatch, parseJsonPatch } from './json-patch.ts';
+import { applyMergePatch } from './merge.ts';
 import { applyStrategicMergePatch } from './strategic.ts';
 
 export { applyStrategicMergePatch } from './strategic.ts';
-export { MAX_JSON_PATCH_OPERATIONS } from './json-patch.ts';
+export { MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, MAX_JSON_PATCH_WORK } from './json-patch.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
@@ -28,7 +31,7 @@ const TYPES: Record<string, PatchType> = {
 /** The patch type a Content-Type names (parameters such as charset ignored); 415 for any other. */
 export function patchTypeOf(contentType: string | undefined): PatchType {
   const mediaType = (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
-  const type = TYPES[mediaType];
+  const type = getOwn(TYPES, mediaType);
   if (!type) {
     throw new StatusError(
       415,
@@ -42,7 +45,7 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
 function parseBody(body: Buffer | string): JsonValue {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJson(text);
   } catch (err) {
     throw errors.badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -55,8 +58,9 @@ function requireObjectPatch(doc: JsonValue, type: 'merge' | 'strategic'): JsonOb
 
 /**
  * Applies a PATCH body to `original` (not changed) and returns the patched object.
- * 415 unknown media type; 400 malformed body or directive; 413 too many JSON-patch operations;
- * 422 (Invalid) an operation that cannot apply or a result that is not an object.
+ * 415 unknown media type; 400 malformed or too deeply nested body, or a bad directive; 413 too many
+ * JSON-patch operations or too much copying; 422 (Invalid) an operation that cannot apply, or a result
+ * that is not an object or nests too deeply.
  */
 export function applyPatch(contentType: string, original: JsonObject, body: Buffer | string, rules: readonly ListMergeRule[]): JsonObject {
   const type = patchTypeOf(contentType);
@@ -67,7 +71,7 @@ export function applyPatch(contentType: string, original: JsonObject, body: Buff
       result = applyJsonPatch(original, parseJsonPatch(doc));
       break;
     case 'merge':
-      result = jsonMergePatch.apply(structuredClone(original), requireObjectPatch(doc, type));
+      result = applyMergePatch(structuredClone(original), requireObjectPatch(doc, type));
       break;
     case 'strategic':
       result = applyStrategicMergePatch(original, requireObjectPatch(doc, type), rules);
@@ -76,5 +80,7 @@ export function applyPatch(contentType: string, original: JsonObject, body: Buff
   if (!isPlainObject(result)) {
     throw new StatusError(422, 'Invalid', `the patched object must be a JSON object, got ${result === null ? 'null' : Array.isArray(result) ? 'a list' : typeof result}`);
   }
+  // JSON patch `move`s and `copy`s can nest values deeper than the body does
+  if (valueTooDeep(result)) throw new StatusError(422, 'Invalid', `the patched object is invalid: ${NESTING_TOO_DEEP}`);
   return result;
 }

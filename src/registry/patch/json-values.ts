@@ -1,16 +1,8 @@
 // Small helpers over plain JSON values shared by the patch modules.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
+import { setOwn } from '../../api/safe-json.ts';
 
 export { jsonEqual } from '../../api/object.ts';
-
-/** Sets a key without ever touching the prototype (a parsed body may carry an own `__proto__` key). */
-export function setKey(obj: JsonObject, key: string, value: JsonValue): void {
-  if (key === '__proto__') {
-    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    obj[key] = value;
-  }
-}
 
 /** A short, bounded rendering of a value for error messages. */
 export function preview(v: unknown, max = 200): string {
@@ -29,7 +21,7 @@ function canonical(v: JsonValue): JsonValue {
     const out: JsonObject = {};
     for (const k of Object.keys(v).sort()) {
       const x = v[k];
-      if (x !== undefined) setKey(out, k, canonical(x));
+      if (x !== undefined) setOwn(out, k, canonical(x));
     }
     return out;
   }

@@ -3,10 +3,13 @@
 // merge by the kind's ListMergeRules or are replaced, plus the `$patch`, `$retainKeys`,
 // `$setElementOrder/` and `$deleteFromPrimitiveList/` directives that kubectl sends. Element order
 // follows the reference too (patch order first, server-only elements kept in place around them).
+// Every key is read and written as an own property (api/safe-json.ts): `__proto__`, `constructor`
+// and the like are ordinary data and label keys here.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
+import { getOwn, hasOwn, setOwn } from '../../api/safe-json.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
 import { errors } from '../../request/errors.ts';
-import { identity, jsonEqual, preview, setKey } from './json-values.ts';
+import { identity, jsonEqual, preview } from './json-values.ts';
 
 const PATCH = '$patch';
 const RETAIN_KEYS = '$retainKeys';
@@ -56,7 +59,7 @@ class StrategicMerger {
   /** Merges `patch` into `original`, which it owns and may change. */
   mergeMap(original: JsonObject, patch: JsonObject, path: string): JsonObject {
     let body = patch;
-    if (PATCH in patch) {
+    if (hasOwn(patch, PATCH)) {
       const { [PATCH]: directive, ...rest } = patch;
       // delete: the map is emptied (the reference server leaves `{}`, not a missing key).
       if (directive === 'delete') return {};
@@ -66,7 +69,7 @@ class StrategicMerger {
     }
 
     const result = original;
-    if (RETAIN_KEYS in body) retainKeys(result, body, path);
+    if (hasOwn(body, RETAIN_KEYS)) retainKeys(result, body, path);
     // Lists as they were before this patch: the "server order" that ordering falls back on.
     const before = { ...result };
 
@@ -86,34 +89,34 @@ class StrategicMerger {
     const merged = new Set<string>();
     for (const [key, value] of Object.entries(body)) {
       if (value === undefined || isDirectiveKey(key)) continue;
-      const current = result[key];
+      const current = getOwn(result, key);
       if (value === null) {
         delete result[key];
       } else if (isPlainObject(value) && isPlainObject(current)) {
-        setKey(result, key, this.mergeMap(current, value, childPath(path, key)));
+        setOwn(result, key, this.mergeMap(current, value, childPath(path, key)));
       } else if (Array.isArray(value) && Array.isArray(current)) {
         const here = childPath(path, key);
         const order = orders.get(key);
-        setKey(result, key, this.mergeList(current, value, here, this.strategyFor(here, order), order));
+        setOwn(result, key, this.mergeList(current, value, here, this.strategyFor(here, order), order));
         merged.add(key);
       } else {
         // New here (or of another type): the patch value is taken as it is, minus directives and nulls.
-        setKey(result, key, clean(value));
+        setOwn(result, key, clean(value));
       }
     }
 
     // Orders for lists the patch did not merge (left alone, or new here) only reorder them.
     for (const [field, order] of orders) {
-      const list = result[field];
+      const list = getOwn(result, field);
       if (merged.has(field) || !Array.isArray(list)) continue;
       const here = childPath(path, field);
       const strategy = this.strategyFor(here, order);
       if (!strategy) continue;
       const keyOf = keyFunction(strategy);
-      const patchList = body[field];
+      const patchList = getOwn(body, field);
       validateOrder(Array.isArray(patchList) ? patchList : [], order, keyOf, strategy.mergeKey, here);
-      const serverOrder = before[field];
-      setKey(result, field, normalizeOrder(list, order, Array.isArray(serverOrder) ? serverOrder : [], keyOf));
+      const serverOrder = getOwn(before, field);
+      setOwn(result, field, normalizeOrder(list, order, Array.isArray(serverOrder) ? serverOrder : [], keyOf));
     }
     return result;
   }
@@ -130,7 +133,7 @@ class StrategicMerger {
     const first = order[0];
     if (!isPlainObject(first)) return order.every((o) => !isPlainObject(o) && !Array.isArray(o)) ? {} : undefined;
     const [mergeKey, ...more] = Object.keys(first);
-    const named = order.every((o) => isPlainObject(o) && Object.keys(o).length === 1 && mergeKey in o);
+    const named = order.every((o) => isPlainObject(o) && Object.keys(o).length === 1 && hasOwn(o, mergeKey));
     return more.length === 0 && named ? { mergeKey } : undefined;
   }
 
@@ -150,7 +153,7 @@ class StrategicMerger {
     const deleted = new Set<string>();
     const elements: JsonValue[] = [];
     for (const element of patch) {
-      if (!isPlainObject(element) || !(PATCH in element)) {
+      if (!isPlainObject(element) || !hasOwn(element, PATCH)) {
         elements.push(element);
         continue;
       }
@@ -159,7 +162,7 @@ class StrategicMerger {
         replace = true;
       } else if (directive === 'delete') {
         if (!mergeKey) throw errors.badRequest(`$patch: delete is not supported in the list of primitives at ${path}`);
-        const key = element[mergeKey];
+        const key = getOwn(element, mergeKey);
         if (key === undefined) throw noMergeKey(element, mergeKey, path);
         deleted.add(identity(key));
       } else if (directive === 'merge') {
@@ -190,7 +193,7 @@ class StrategicMerger {
       if (!isPlainObject(element)) {
         throw errors.badRequest(`list at ${path} is merged by ${mergeKey}: element ${preview(element)} is not a map`);
       }
-      const key = element[mergeKey];
+      const key = getOwn(element, mergeKey);
       if (key === undefined) throw noMergeKey(element, mergeKey, path);
       const id = identity(key);
       const i = at.get(id);
@@ -206,9 +209,13 @@ class StrategicMerger {
   }
 }
 
+function isDirectiveElement(e: JsonValue): boolean {
+  return isPlainObject(e) && hasOwn(e, PATCH);
+}
+
 function keyFunction(strategy: ListStrategy): KeyOf {
   const mergeKey = strategy.mergeKey;
-  return (x) => (mergeKey ? (isPlainObject(x) ? x[mergeKey] : undefined) : x);
+  return (x) => (mergeKey ? (isPlainObject(x) ? getOwn(x, mergeKey) : undefined) : x);
 }
 
 /**
@@ -225,14 +232,14 @@ function cleanMap(map: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(map)) {
     if (value === null || value === undefined || isDirectiveKey(key)) continue;
-    setKey(out, key, clean(value));
+    setOwn(out, key, clean(value));
   }
   return out;
 }
 
 /** Directive elements (`{"$patch": ...}`) have nothing to act on in a new list and are dropped. */
 function cleanList(list: JsonValue[]): JsonValue[] {
-  return list.filter((e) => !(isPlainObject(e) && PATCH in e)).map(clean);
+  return list.filter((e) => !isDirectiveElement(e)).map(clean);
 }
 
 /**
@@ -240,7 +247,7 @@ function cleanList(list: JsonValue[]): JsonValue[] {
  * sets must be listed (reference applyRetainKeysDirective).
  */
 function retainKeys(result: JsonObject, body: JsonObject, path: string): void {
-  const keep = body[RETAIN_KEYS];
+  const keep = getOwn(body, RETAIN_KEYS);
   if (!Array.isArray(keep)) throw notAList(RETAIN_KEYS, keep, path);
   const retained = new Set(keep);
   for (const [key, value] of Object.entries(body)) {
@@ -254,9 +261,9 @@ function retainKeys(result: JsonObject, body: JsonObject, path: string): void {
 
 /** `$deleteFromPrimitiveList/<field>`: drop those values from the list (if there is one). */
 function deleteFromPrimitiveList(result: JsonObject, field: string, values: JsonValue[]): void {
-  const list = result[field];
+  const list = getOwn(result, field);
   const gone = new Set(values.map(identity));
-  if (Array.isArray(list)) setKey(result, field, list.filter((e) => !gone.has(identity(e))));
+  if (Array.isArray(list)) setOwn(result, field, list.filter((e) => !gone.has(identity(e))));
 }
 
 function isDeleted(key: JsonValue | undefined, deleted: Set<string>): boolean {
@@ -359,7 +366,7 @@ function validateOrder(elements: readonly JsonValue[], order: readonly JsonValue
     for (const o of order) if (keyOf(o) === undefined) throw noMergeKey(o, mergeKey, path);
   }
   if (order.length === 0) return;
-  const named = elements.filter((e) => !(isPlainObject(e) && PATCH in e));
+  const named = elements.filter((e) => !isDirectiveElement(e));
   let e = 0;
   for (let o = 0; o < order.length && e < named.length; o++) {
     if (jsonEqual(keyOf(named[e]), keyOf(order[o]))) e++;

@@ -1,0 +1,115 @@
+// The own-key and nesting-limit helpers every wire-facing module uses (src/api/safe-json.ts), and the
+// body codecs built on them.
+import test from 'ava';
+import { getOwn, hasOwn, jsonTextTooDeep, MAX_NESTING_DEPTH, parseJson, setOwn, valueTooDeep } from '../../src/api/safe-json.ts';
+import { jsonCodec, yamlCodec } from '../../src/codec/codecs.ts';
+
+const nestedText = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
+
+/** A value nested `n` deep, built without recursion. */
+function nestedValue(n: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+}
+
+test('getOwn and hasOwn see own keys only, never Object.prototype members', (t) => {
+  const o = JSON.parse('{"__proto__":"p","toString":"t","plain":"x"}') as Record<string, string>;
+  t.is(getOwn(o, '__proto__'), 'p');
+  t.is(getOwn(o, 'toString'), 't');
+  t.is(getOwn(o, 'constructor'), undefined);
+  t.is(getOwn(o, 'hasOwnProperty'), undefined);
+  t.is(getOwn(undefined, 'x'), undefined);
+  t.true(hasOwn(o, '__proto__'));
+  t.false(hasOwn(o, 'valueOf'));
+  // even when the object itself has a `hasOwnProperty` key
+  const tricky = JSON.parse('{"hasOwnProperty":"h"}') as Record<string, string>;
+  t.true(hasOwn(tricky, 'hasOwnProperty'));
+  t.is(getOwn(tricky, 'hasOwnProperty'), 'h');
+});
+
+test('setOwn makes __proto__ an own data key and leaves the prototype alone', (t) => {
+  const o: Record<string, unknown> = {};
+  setOwn(o, '__proto__', { polluted: 'yes' });
+  setOwn(o, 'constructor', 'c');
+  t.is(Object.getPrototypeOf(o), Object.prototype);
+  t.deepEqual(Object.keys(o), ['__proto__', 'constructor']);
+  t.is((o as { polluted?: string }).polluted, undefined);
+  t.is(({} as { polluted?: string }).polluted, undefined);
+  t.is(JSON.stringify(o), '{"__proto__":{"polluted":"yes"},"constructor":"c"}');
+});
+
+test('jsonTextTooDeep counts nesting up to the limit, ignoring brackets in strings', (t) => {
+  t.false(jsonTextTooDeep(nestedText(MAX_NESTING_DEPTH)));
+  t.true(jsonTextTooDeep(nestedText(MAX_NESTING_DEPTH + 1)));
+  t.false(jsonTextTooDeep(`{"a":"${'['.repeat(500)}","b":"\\"{{{{{{"}`, 1));
+  t.true(jsonTextTooDeep('{"a":"\\\\",' + '"b":{"c":1}}', 1), 'an escaped backslash ends before the closing quote');
+  t.false(jsonTextTooDeep('[1,2,{"a":[3]}]', 3));
+  t.true(jsonTextTooDeep('[1,2,{"a":[3]}]', 2));
+});
+
+test('jsonTextTooDeep and parseJson refuse a million levels without recursing', (t) => {
+  const text = nestedText(1_000_000);
+  t.true(jsonTextTooDeep(text));
+  t.throws(() => parseJson(text), { message: `nesting depth exceeds the limit of ${MAX_NESTING_DEPTH}` });
+  t.deepEqual(parseJson(nestedText(3)), [[[1]]]);
+  t.throws(() => parseJson('{"a":'), { instanceOf: SyntaxError });
+});
+
+test('valueTooDeep walks a value of any depth without recursing', (t) => {
+  t.false(valueTooDeep(nestedValue(MAX_NESTING_DEPTH)));
+  t.true(valueTooDeep(nestedValue(MAX_NESTING_DEPTH + 1)));
+  t.true(valueTooDeep(nestedValue(1_000_000)));
+  t.false(valueTooDeep('scalar'));
+  t.false(valueTooDeep([[], {}, [[1]]], 3));
+  t.true(valueTooDeep([[], {}, [[{}]]], 3));
+});
+
+// ---- the codecs ----
+
+test('the JSON codec keeps __proto__ an own key and refuses deep bodies', (t) => {
+  const v = jsonCodec.decode(Buffer.from('{"data":{"__proto__":"p","constructor":"c"}}')) as { data: object };
+  t.deepEqual(Object.entries(v.data), [
+    ['__proto__', 'p'],
+    ['constructor', 'c'],
+  ]);
+  t.throws(() => jsonCodec.decode(Buffer.from(`{"x":${nestedText(10_000)}}`)), { message: /nesting depth exceeds the limit of 100/ });
+});
+
+test('the YAML codec keeps __proto__ an own key', (t) => {
+  const v = yamlCodec.decode(Buffer.from('data:\n  __proto__: p\n  toString: t\n')) as { data: object };
+  t.deepEqual(Object.entries(v.data), [
+    ['__proto__', 'p'],
+    ['toString', 't'],
+  ]);
+  t.is(Object.getPrototypeOf(v.data), Object.prototype);
+});
+
+test('the YAML codec refuses deep documents in flow, block and alias form before composing them', (t) => {
+  for (const n of [MAX_NESTING_DEPTH + 1, 10_000, 1_000_000]) {
+    for (const text of [`x: ${nestedText(n)}`, `x:\n  ${'- '.repeat(n)}1\n`, `x: ${'{a: '.repeat(n)}1${'}'.repeat(n)}`]) {
+      t.throws(() => yamlCodec.decode(Buffer.from(text)), { message: /nesting depth exceeds the limit of 100/ });
+    }
+  }
+  const block = Array.from({ length: MAX_NESTING_DEPTH + 5 }, (_, i) => `${' '.repeat(i)}a:`).join('\n') + ' 1\n';
+  t.throws(() => yamlCodec.decode(Buffer.from(block)), { message: /nesting depth exceeds the limit of 100/ });
+  // each alias nests the anchored value 60 levels deeper than its own text does
+  const alias = `a: &a ${nestedText(60)}\nb: ${'['.repeat(60)}*a${']'.repeat(60)}\n`;
+  t.throws(() => yamlCodec.decode(Buffer.from(alias)), { message: /nesting depth exceeds the limit of 100/ });
+  t.notThrows(() => yamlCodec.decode(Buffer.from(`x: ${nestedText(MAX_NESTING_DEPTH - 1)}`)), 'the limit itself is allowed');
+});
+
+test('the YAML codec still refuses repeated keys and reports where, and stays linear on large maps', (t) => {
+  t.throws(() => yamlCodec.decode(Buffer.from('a: 1\nb:\n  c: 1\n  c: 2\n')), { message: 'Map keys must be unique at line 4, column 3' });
+  t.throws(() => yamlCodec.decode(Buffer.from('a: [1\n')), { message: /at line 2, column 1$/ });
+  t.throws(() => yamlCodec.decode(Buffer.from('a: 1\n---\nb: 2\n')), { message: 'expected one YAML document, found 2' });
+  t.deepEqual(yamlCodec.decode(Buffer.from('1: a\n"1": b\n')), { 1: 'b' }, 'keys of different types are different keys, as before');
+  // the yaml package's own uniqueness check compares every pair of keys: minutes for this map
+  const keys = 50_000;
+  const text = `data:\n${Array.from({ length: keys }, (_, i) => `  k${i}: v${i}\n`).join('')}`;
+  const start = performance.now();
+  const v = yamlCodec.decode(Buffer.from(text)) as { data: object };
+  const took = performance.now() - start;
+  t.is(Object.keys(v.data).length, keys);
+  t.true(took < 15_000, `decoding ${keys} keys took ${took.toFixed(0)} ms`);
+});
