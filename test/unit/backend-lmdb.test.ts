@@ -119,7 +119,7 @@ test('lmdb: a data directory written with msgpack still loads; each record turns
 
 test('lmdb: records that do not decode are reported by key (never by content), skipped, and replaced by a create', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'portcullis-lmdb-'));
-  const entry = (name: string, object: unknown, key = ['', 'configmaps', 'default', name]) => ` ${JSON.stringify({ key, modRevision: 1, object })}`;
+  const entry = (name: string, object: unknown, key = ['', 'configmaps', 'default', name]) => ` ${JSON.stringify({ modRevision: 1, key, object })}`;
   const garbage: Record<string, Buffer> = {
     binary: Buffer.from([0xff, 0xfe, 0x00, 0x53]),
     'msgpack-like': Buffer.from([0x40, 0x93]),

@@ -21,10 +21,13 @@ export interface LmdbBackendOptions {
   log?: (message: string) => void;
 }
 
-/** One stored object; the key parts are kept so `open()` can rebuild ObjectKeys. */
+/**
+ * One stored object; the key parts are kept so `open()` can rebuild ObjectKeys. `modRevision` is
+ * written first, so a record's revision can be read off its start (`recordRevision`).
+ */
 interface StoredEntry {
-  key: [group: string, resource: string, namespace: string, name: string];
   modRevision: number;
+  key: [group: string, resource: string, namespace: string, name: string];
   object: ApiObject;
 }
 
@@ -36,6 +39,7 @@ const LEGACY_STRUCTURES = Symbol.for('structures');
  * is read; as msgpack it would be the whole value 32, so no old record (always a map) starts with it.
  */
 const FORMAT_JSON = ' ';
+const REVISION_FIRST = `${FORMAT_JSON}{"modRevision":`;
 
 export function createLmdbBackend(options: LmdbBackendOptions): Backend {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
@@ -46,6 +50,13 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
   let legacy: Database<unknown, string> | undefined;
   let meta: Database<number, string>;
   let emitter: OrderedEmitter | undefined;
+  /**
+   * The entry last written per key, so that a write need not parse the record it replaces: a record
+   * whose revision is the entry's holds that entry. (Revisions of committed writes are unique; an
+   * entry left by a write whose transaction failed carries a revision its key's record never gets,
+   * unless a later write of the key takes that revision again, and that write replaces the entry.)
+   */
+  const written = new Map<string, CurrentEntry>();
 
   function decodeEntry(id: string, text: string): Decoded<StoredEntry> {
     let raw: Decoded<unknown>;
@@ -64,16 +75,24 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
   /** The key's committed entry; an unreadable record counts as absent (a create replaces it). */
   function current(id: string): CurrentEntry | undefined {
     const text = objects.get(id);
-    const decoded = text === undefined ? undefined : decodeEntry(id, text);
-    if (!decoded || !decoded.ok) return undefined;
+    if (text === undefined) return undefined;
+    const last = written.get(id);
+    if (last && last.modRevision === recordRevision(text)) return last;
+    const decoded = decodeEntry(id, text);
+    if (!decoded.ok) return undefined;
     return { object: deepFreeze(decoded.value.object), modRevision: decoded.value.modRevision };
   }
 
   function runWrite(op: WriteOp): StoreEvent {
     const id = keyId(op.key);
     const event = planWrite(op, current(id), (meta.get(REVISION) ?? 0) + 1);
-    if (event.type === 'DELETED') objects.removeSync(id);
-    else objects.putSync(id, encodeEntry(op.key, event));
+    if (event.type === 'DELETED') {
+      objects.removeSync(id);
+      written.delete(id);
+    } else {
+      objects.putSync(id, encodeEntry(op.key, event));
+      written.set(id, { object: event.object, modRevision: event.revision });
+    }
     meta.putSync(REVISION, event.revision);
     return event;
   }
@@ -148,6 +167,7 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
     async close(): Promise<void> {
       emitter = undefined;
       legacy = undefined;
+      written.clear();
       const db = root;
       root = undefined;
       await db?.close();
@@ -173,8 +193,13 @@ function storedRevision(meta: Database<number, string>): number | undefined {
  */
 function encodeEntry(key: ObjectKey, event: StoreEvent): string {
   // The object is stored as committed, resourceVersion included, so loading needs no copy.
-  const entry: StoredEntry = { key: [key.group, key.resource, key.namespace, key.name], modRevision: event.revision, object: event.object };
+  const entry: StoredEntry = { modRevision: event.revision, key: [key.group, key.resource, key.namespace, key.name], object: event.object };
   return FORMAT_JSON + JSON.stringify(entry);
+}
+
+/** The revision at the start of a JSON record; NaN for any other text. */
+function recordRevision(text: string): number {
+  return text.startsWith(REVISION_FIRST) ? parseInt(text.slice(REVISION_FIRST.length, REVISION_FIRST.length + 20), 10) : NaN;
 }
 
 /** The entry a decoded record is, if it has the shape this backend writes under `id`. */
