@@ -1,6 +1,7 @@
 // The contract every storage backend keeps (memory, lmdb, etcd). Each backend's test file calls
 // `registerBackendContract` with a factory; every test gets a fresh, empty keyspace.
 import test, { type ExecutionContext } from 'ava';
+import fc from 'fast-check';
 import type { ApiObject } from '../../src/api/object.ts';
 import { BackendConflict, type Backend, type ObjectKey, type StoreEvent } from '../../src/store/backend.ts';
 
@@ -70,6 +71,33 @@ function ownKeysOnly(t: ExecutionContext, object: ApiObject | undefined): void {
   t.is(Object.getPrototypeOf((object?.spec as Record<string, unknown>)['__proto__']), Object.prototype);
   t.is((Object.prototype as Record<string, unknown>).polluted, undefined, 'no key reached Object.prototype');
 }
+
+/** A key of any UTF-16 content (lone surrogates included), often one named like a prototype member. */
+const anyKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', '__keys__', 'prototype', ''),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+);
+
+/** An object from entries as JSON.parse builds one: every key an own property, the last duplicate winning. */
+function ownObject(entries: [string, unknown][]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const [k, v] of entries) Object.defineProperty(object, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return object;
+}
+
+/** Any JSON value: strings of any UTF-16 content, every double JSON can hold (-0 included), objects with any keys. */
+const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: 'small', maxDepth: 4 },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.array(tie('json'), { maxLength: 4 }),
+    fc.array(fc.tuple(anyKey, tie('json')), { maxLength: 5 }).map(ownObject),
+  ),
+})).json;
 
 function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
@@ -277,6 +305,35 @@ export function registerBackendContract(name: string, makeFixture: FixtureFactor
       t.is(JSON.stringify(next.object), awkwardAt(next.revision));
       const deleted = await again.commit({ op: 'delete', key, expectRevision: next.revision });
       t.is(JSON.stringify(deleted.object), awkwardAt(deleted.revision));
+    } finally {
+      await again.close();
+    }
+  });
+
+  withFixture('stores generated JSON values exactly, across a reopen (property-based)', async (t, fixture) => {
+    const { backend } = fixture;
+    await openRecording(backend);
+    const seed = Date.now() ^ (Math.random() * 0x7fffffff);
+    t.log(`fast-check seed ${seed}`);
+    const samples = fc.sample(fc.tuple(anyJson, fc.array(fc.tuple(anyKey, fc.string({ unit: 'binary', maxLength: 8 })), { maxLength: 6 })), { numRuns: 40, seed });
+    const expected = new Map<string, string>();
+    const commits = samples.map(async ([spec, data], i) => {
+      const name = `gen-${i}`;
+      const object = { apiVersion: 'v1', kind: 'Thing', metadata: { name, namespace: 'default' }, spec, data: ownObject(data) } as ApiObject;
+      const text = JSON.stringify(object);
+      const event = await backend.commit({ op: 'create', key: { group: 'example.io', resource: 'things', namespace: 'default', name }, object });
+      const stored = storedAt(text, event.revision);
+      t.is(JSON.stringify(event.object), stored, `${name} as committed`);
+      expected.set(name, stored);
+    });
+    await Promise.all(commits);
+    if (!fixture.reopen) return;
+    await backend.close();
+    const again = await fixture.reopen();
+    try {
+      const { objects } = await openRecording(again);
+      t.is(objects.length, samples.length);
+      for (const { key, object } of objects) t.is(JSON.stringify(object), expected.get(key.name) ?? `(${key.name} was not written)`, `${key.name} after the reopen`);
     } finally {
       await again.close();
     }
