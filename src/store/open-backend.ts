@@ -10,7 +10,7 @@ export function backendFromOptions(options: ServerOptions, log: (msg: string) =>
     case 'memory':
       return createMemoryBackend();
     case 'lmdb':
-      return createLmdbBackend({ dataDir: options.dataDir });
+      return createLmdbBackend({ dataDir: options.dataDir, log });
     case 'etcd':
     case 'etcd3': {
       if (options.etcdServers.length === 0) throw new Error('--storage-backend=etcd3 needs --etcd-servers');
@@ -25,6 +25,7 @@ export function backendFromOptions(options: ServerOptions, log: (msg: string) =>
         endpoints: options.etcdServers,
         prefix: options.etcdPrefix,
         tls,
+        log,
         onExpired: (e) => log(`portcullis: etcd watch expired (${e.message}); writes fail until restart`),
       });
     }

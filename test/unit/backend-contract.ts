@@ -1,6 +1,7 @@
 // The contract every storage backend keeps (memory, lmdb, etcd). Each backend's test file calls
 // `registerBackendContract` with a factory; every test gets a fresh, empty keyspace.
 import test, { type ExecutionContext } from 'ava';
+import fc from 'fast-check';
 import type { ApiObject } from '../../src/api/object.ts';
 import { BackendConflict, type Backend, type ObjectKey, type StoreEvent } from '../../src/store/backend.ts';
 
@@ -30,6 +31,73 @@ export async function openRecording(backend: Backend) {
   const snapshot = await backend.open((batch) => events.push(...batch));
   return { events, snapshot, objects: [...snapshot.objects] };
 }
+
+/**
+ * An object as JSON text that stores mishandled: own keys named like Object.prototype members
+ * (`__proto__` with an object value too), lone surrogates in keys and values, numbers at JSON's
+ * edges, key order, empty and nested containers. Stored, it must come back as this very text.
+ */
+export const AWKWARD_JSON =
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"awkward","namespace":"default",' +
+  '"labels":{"hasOwnProperty":"h","constructor":"c","toString":"t","valueOf":"v"},' +
+  '"annotations":{"note":"\\ud800 alone","pair":"\\ud83d\\ude00","swapped":"\\udc00\\ud800","nul":"\\u0000é"}},' +
+  '"data":{"__proto__":"\\ud800","constructor":"\\udfff","hasOwnProperty":"a\\udc00b","toString":"t","__keys__":"k",' +
+  '"__defineGetter__":"g","isPrototypeOf":"i","z":"1","a":"2","m":"3","":"empty key","\\ud800key":"lone key"},' +
+  '"spec":{"__proto__":{"polluted":true,"constructor":{"prototype":{"polluted":true}}},' +
+  '"numbers":[1e21,5e-324,1.7976931348623157e308,-0,0.1,-1.5e-7,9007199254740993,123456789,-42],' +
+  '"mixed":[null,true,false,"",{},[],[[{"hasOwnProperty":null}]]],"deep":{"a":{"b":{"c":{"d":{"e":"f"}}}}}}}';
+
+/**
+ * Another object whose data keys are the first keys of AWKWARD_JSON's, up to `__keys__`: msgpack
+ * records (lmdb's old encoding) could not store this shape after that one.
+ */
+export const PREFIX_JSON =
+  '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"prefix","namespace":"default"},' +
+  '"data":{"__proto__":"p","constructor":"c","hasOwnProperty":"h","toString":"t"}}';
+
+/** The JSON text as the API holds it (JSON.parse makes every key an own property) at `revision`. */
+export function storedAt(json: string, revision: number): string {
+  const object = JSON.parse(json) as ApiObject;
+  return JSON.stringify({ ...object, metadata: { ...object.metadata, resourceVersion: String(revision) } });
+}
+
+const awkwardAt = (revision: number) => storedAt(AWKWARD_JSON, revision);
+
+/** The object has `__proto__` as an own key with plain-prototype containers, and nothing leaked. */
+function ownKeysOnly(t: ExecutionContext, object: ApiObject | undefined): void {
+  const data = object?.data as Record<string, unknown> | undefined;
+  t.true(data !== undefined && Object.hasOwn(data, '__proto__'), '__proto__ is an own key');
+  t.is(Object.getPrototypeOf(data), Object.prototype);
+  t.is(Object.getPrototypeOf((object?.spec as Record<string, unknown>)['__proto__']), Object.prototype);
+  t.is((Object.prototype as Record<string, unknown>).polluted, undefined, 'no key reached Object.prototype');
+}
+
+/** A key of any UTF-16 content (lone surrogates included), often one named like a prototype member. */
+const anyKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'hasOwnProperty', 'toString', 'valueOf', '__keys__', 'prototype', ''),
+  fc.string({ unit: 'binary', maxLength: 6 }),
+);
+
+/** An object from entries as JSON.parse builds one: every key an own property, the last duplicate winning. */
+function ownObject(entries: [string, unknown][]): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const [k, v] of entries) Object.defineProperty(object, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return object;
+}
+
+/** Any JSON value: strings of any UTF-16 content, every double JSON can hold (-0 included), objects with any keys. */
+const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof(
+    { depthSize: 'small', maxDepth: 4 },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ unit: 'binary', maxLength: 12 }),
+    fc.array(tie('json'), { maxLength: 4 }),
+    fc.array(fc.tuple(anyKey, tie('json')), { maxLength: 5 }).map(ownObject),
+  ),
+})).json;
 
 function isDeepFrozen(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return true;
@@ -197,6 +265,78 @@ export function registerBackendContract(name: string, makeFixture: FixtureFactor
       Array.from({ length: 5 }, () => conflictKind(backend.commit({ op: 'create', key: podKey('d'), object: pod('d') }))),
     );
     t.deepEqual(creates.sort(), ['exists', 'exists', 'exists', 'exists', 'none']);
+  });
+
+  withFixture('stores every JSON value exactly: awkward keys, lone surrogates, numbers, key order; across a reopen', async (t, fixture) => {
+    const { backend } = fixture;
+    const { events } = await openRecording(backend);
+    const key: ObjectKey = { group: '', resource: 'configmaps', namespace: 'default', name: 'awkward' };
+    const created = await backend.commit({ op: 'create', key, object: JSON.parse(AWKWARD_JSON) as ApiObject });
+    t.is(JSON.stringify(created.object), awkwardAt(created.revision));
+    ownKeysOnly(t, created.object);
+    t.true(isDeepFrozen(created.object));
+    // an update of it and its prev (the patch path: read the stored object, write it again)
+    const updated = await backend.commit({ op: 'update', key, object: created.object, expectRevision: created.revision });
+    t.is(JSON.stringify(updated.prev), awkwardAt(created.revision));
+    t.is(JSON.stringify(updated.object), awkwardAt(updated.revision));
+    const prefixKey: ObjectKey = { ...key, name: 'prefix' };
+    const prefix = await backend.commit({ op: 'create', key: prefixKey, object: JSON.parse(PREFIX_JSON) as ApiObject });
+    t.is(JSON.stringify(prefix.object), storedAt(PREFIX_JSON, prefix.revision));
+    t.deepEqual(
+      events.map((e) => JSON.stringify(e.object)),
+      [awkwardAt(created.revision), awkwardAt(updated.revision), storedAt(PREFIX_JSON, prefix.revision)],
+    );
+    if (!fixture.reopen) return;
+    await backend.close();
+
+    const again = await fixture.reopen();
+    try {
+      const { objects } = await openRecording(again);
+      t.deepEqual(objects.map((o) => o.key).sort((a, b) => a.name.localeCompare(b.name)), [key, prefixKey]);
+      t.is(JSON.stringify(objects.find((o) => o.key.name === 'prefix')?.object), storedAt(PREFIX_JSON, prefix.revision));
+      const loaded = objects.find((o) => o.key.name === 'awkward')?.object;
+      t.is(JSON.stringify(loaded), awkwardAt(updated.revision), 'byte-exact after the reopen');
+      ownKeysOnly(t, loaded);
+      t.true(isDeepFrozen(loaded));
+      // still writable: an update on the reloaded object, then a delete carrying it as last state
+      const next = await again.commit({ op: 'update', key, object: loaded!, expectRevision: updated.revision });
+      t.true(next.revision > prefix.revision);
+      t.is(JSON.stringify(next.prev), awkwardAt(updated.revision));
+      t.is(JSON.stringify(next.object), awkwardAt(next.revision));
+      const deleted = await again.commit({ op: 'delete', key, expectRevision: next.revision });
+      t.is(JSON.stringify(deleted.object), awkwardAt(deleted.revision));
+    } finally {
+      await again.close();
+    }
+  });
+
+  withFixture('stores generated JSON values exactly, across a reopen (property-based)', async (t, fixture) => {
+    const { backend } = fixture;
+    await openRecording(backend);
+    const seed = Date.now() ^ (Math.random() * 0x7fffffff);
+    t.log(`fast-check seed ${seed}`);
+    const samples = fc.sample(fc.tuple(anyJson, fc.array(fc.tuple(anyKey, fc.string({ unit: 'binary', maxLength: 8 })), { maxLength: 6 })), { numRuns: 40, seed });
+    const expected = new Map<string, string>();
+    const commits = samples.map(async ([spec, data], i) => {
+      const name = `gen-${i}`;
+      const object = { apiVersion: 'v1', kind: 'Thing', metadata: { name, namespace: 'default' }, spec, data: ownObject(data) } as ApiObject;
+      const text = JSON.stringify(object);
+      const event = await backend.commit({ op: 'create', key: { group: 'example.io', resource: 'things', namespace: 'default', name }, object });
+      const stored = storedAt(text, event.revision);
+      t.is(JSON.stringify(event.object), stored, `${name} as committed`);
+      expected.set(name, stored);
+    });
+    await Promise.all(commits);
+    if (!fixture.reopen) return;
+    await backend.close();
+    const again = await fixture.reopen();
+    try {
+      const { objects } = await openRecording(again);
+      t.is(objects.length, samples.length);
+      for (const { key, object } of objects) t.is(JSON.stringify(object), expected.get(key.name) ?? `(${key.name} was not written)`, `${key.name} after the reopen`);
+    } finally {
+      await again.close();
+    }
   });
 
   withFixture('a reopened backend sees the data and continues the revision sequence', async (t, fixture) => {

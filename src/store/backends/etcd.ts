@@ -34,6 +34,7 @@ import {
 } from '../backend.ts';
 import { deepFreeze, describeKey, withoutRevision, withRevision } from './committed.ts';
 import { etcdKey, parseEtcdKey } from './etcd-keys.ts';
+import { asStoredObject, parseJson, SKIPPED_AT_LOAD, skippedRecordMessage, type Decoded } from './stored-record.ts';
 
 export interface EtcdBackendOptions {
   endpoints: string[];
@@ -47,6 +48,8 @@ export interface EtcdBackendOptions {
    * owner must reopen the store.
    */
   onExpired?: (error: BackendExpired) => void;
+  /** Where a stored value that cannot be read is reported (by key); stderr by default. */
+  log?: (message: string) => void;
 }
 
 const SNAPSHOT_PAGE = 1000;
@@ -76,6 +79,7 @@ interface Waiter {
 
 export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const retryLog = createRetryLog();
   const client = new Etcd3({ ...clientOptions(options), defaultCallOptions: retryLog.callOptions });
   let watcher: Watcher | undefined;
@@ -87,15 +91,27 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   const recent = new Array<StoreEvent | undefined>(RECENT_EVENTS);
   /** The current object of every etcd key under the prefix, as of `emittedRevision`. */
   const latestByKey = new Map<string, ApiObject>();
+  /**
+   * The mod revision of every key of this layout whose value does not decode, as of
+   * `emittedRevision`. Such a key is not served; a create of its object replaces the value.
+   */
+  const unreadable = new Map<string, number>();
 
-  function decode(kv: IKeyValue, revision: number): ApiObject | undefined {
-    try {
-      const object = JSON.parse(kv.value.toString('utf8')) as ApiObject;
-      object.metadata = { ...object.metadata, resourceVersion: String(revision) };
-      return deepFreeze(object);
-    } catch {
-      return undefined; // not a value this layout wrote
+  /**
+   * The object a value holds, with its resourceVersion; an undecodable value is reported (by key)
+   * and remembered in `unreadable`.
+   */
+  function decode(rawKey: string, kv: IKeyValue, revision: number, consequence: string): ApiObject | undefined {
+    const decoded = decodeObject(kv.value);
+    if (!decoded.ok) {
+      log(skippedRecordMessage('etcd', rawKey, decoded.reason, consequence, revision));
+      unreadable.set(rawKey, revision);
+      return undefined;
     }
+    unreadable.delete(rawKey);
+    const object = decoded.value;
+    object.metadata = { ...object.metadata, resourceVersion: String(revision) };
+    return deepFreeze(object);
   }
 
   /**
@@ -116,11 +132,22 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     if (type === 'Put') {
       const own = pending?.value?.equals(kv.value) ? pending : undefined;
       const key = own ? own.key : parseEtcdKey(prefix, rawKey);
-      const object = own?.object ? withRevision(own.object, revision) : key && decode(kv, revision);
-      if (!key || !object) return undefined;
+      if (!key) return undefined;
+      let object: ApiObject | undefined;
+      if (own?.object) {
+        object = withRevision(own.object, revision);
+        unreadable.delete(rawKey);
+      } else {
+        object = decode(rawKey, kv, revision, prev ? 'the object is no longer served (watchers get DELETED)' : SKIPPED_AT_LOAD);
+      }
+      if (!object) {
+        // An object whose value stopped decoding is gone as far as clients can tell.
+        latestByKey.delete(rawKey);
+        return prev ? { revision, type: 'DELETED', key, object: withRevision(prev, revision), prev } : undefined;
+      }
       latestByKey.set(rawKey, object);
-      const added = kv.create_revision === kv.mod_revision;
-      const event: StoreEvent = added ? { revision, type: 'ADDED', key, object } : { revision, type: 'MODIFIED', key, object, prev };
+      // ADDED also when the put replaced a value that did not decode (clients never saw that one)
+      const event: StoreEvent = prev ? { revision, type: 'MODIFIED', key, object, prev } : { revision, type: 'ADDED', key, object };
       if (own) caught(rawKey, own, event);
       return event;
     }
@@ -128,6 +155,8 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     const key = own ? own.key : parseEtcdKey(prefix, rawKey);
     if (!key) return undefined;
     latestByKey.delete(rawKey);
+    // the deleted value never decoded: clients never saw an object there
+    if (!prev && unreadable.delete(rawKey)) return undefined;
     // A delete carries no value: the event shows the last state at the deletion revision.
     const object = prev ? withRevision(prev, revision) : tombstone(key, revision);
     const event: StoreEvent = { revision, type: 'DELETED', key, object, prev };
@@ -197,9 +226,15 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
    * After a failed compare: the revision of this write's own earlier attempt if etcd3 retried it (see
    * below), otherwise the BackendConflict the compare means.
    */
-  async function earlierAttemptOrConflict(op: WriteOp, key: string, value: Buffer | undefined, retriesBefore: number): Promise<number> {
+  async function earlierAttemptOrConflict(
+    op: WriteOp,
+    key: string,
+    value: Buffer | undefined,
+    retriesBefore: number,
+    replaces: number | undefined,
+  ): Promise<number> {
     const current = (await client.get(key).exec()).kvs[0];
-    const own = retryLog.retries(key) > retriesBefore ? await ownEarlierAttempt(op, key, value, current) : undefined;
+    const own = retryLog.retries(key) > retriesBefore ? await ownEarlierAttempt(op, key, value, current, replaces) : undefined;
     if (own === undefined) throw conflict(op, current);
     return own;
   }
@@ -210,18 +245,21 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
    * own precondition. Only after such a retry, recognise that case and return the revision the
    * earlier attempt committed:
    * the key holds exactly our bytes (create, update), or the key was deleted by the one delete that
-   * could match `expectRevision`.
+   * could match `expectRevision`. (`replaces`: the mod revision of the undecodable value a create
+   * compared, which makes it an update of that value here.)
    */
   async function ownEarlierAttempt(
     op: WriteOp,
     key: string,
     value: Buffer | undefined,
     current: IKeyValue | undefined,
+    replaces: number | undefined,
   ): Promise<number | undefined> {
     if (op.op === 'create' || op.op === 'update') {
       if (!current || value === undefined || !current.value.equals(value)) return undefined;
-      if (op.op === 'create' && current.create_revision !== current.mod_revision) return undefined;
-      if (op.op === 'update' && Number(current.mod_revision) <= op.expectRevision) return undefined;
+      const compared = op.op === 'update' ? op.expectRevision : replaces;
+      if (compared === undefined && current.create_revision !== current.mod_revision) return undefined;
+      if (compared !== undefined && Number(current.mod_revision) <= compared) return undefined;
       return Number(current.mod_revision);
     }
     if (current) return undefined;
@@ -263,11 +301,12 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const page = await query.exec();
       revision ??= Number(page.header.revision);
       for (const kv of page.kvs) {
-        const key = parseEtcdKey(prefix, kv.key.toString('utf8'));
-        const object = key && decode(kv, Number(kv.mod_revision));
+        const rawKey = kv.key.toString('utf8');
+        const key = parseEtcdKey(prefix, rawKey);
+        const object = key && decode(rawKey, kv, Number(kv.mod_revision), SKIPPED_AT_LOAD);
         if (key && object) {
           objects.push({ key, object });
-          latestByKey.set(kv.key.toString('utf8'), object);
+          latestByKey.set(rawKey, object);
         }
       }
       if (!page.more || page.kvs.length === 0) break;
@@ -318,11 +357,15 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       // One compare each: a missing key has mod revision 0 and expectRevision is never 0. The current
       // state is read only when the compare fails (rare), which keeps the common reply small. The
       // request goes to etcd3's KV client as it is: the txn builder would rebuild it through three
-      // Promise.all calls per write.
+      // Promise.all calls per write. A create over a value that does not decode replaces that value
+      // as long as it is still the one this server saw.
+      const replaces = op.op === 'create' ? unreadable.get(key) : undefined;
       const compare: ICompare =
-        op.op === 'create'
-          ? { key: keyBytes, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }
-          : { key: keyBytes, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: op.expectRevision };
+        op.op !== 'create'
+          ? { key: keyBytes, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: op.expectRevision }
+          : replaces !== undefined
+            ? { key: keyBytes, target: CompareTarget.Mod, result: CompareResult.Equal, mod_revision: replaces }
+            : { key: keyBytes, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 };
       const write: IRequestOp =
         op.op === 'delete' ? { request_delete_range: { key: keyBytes } } : { request_put: { key: keyBytes, value } };
       const request: ITxnRequest = { compare: [compare], success: [write], failure: [] };
@@ -339,7 +382,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       let revision = Number(res.header.revision);
       if (!res.succeeded) {
         settle(key, record);
-        revision = await earlierAttemptOrConflict(op, key, value, retriesBefore).catch((e: unknown) => Promise.reject(rejection(e)));
+        revision = await earlierAttemptOrConflict(op, key, value, retriesBefore, replaces).catch((e: unknown) => Promise.reject(rejection(e)));
       }
       if (record.event?.revision === revision) return record.event;
       try {
@@ -377,8 +420,14 @@ function tombstone(key: ObjectKey, revision: number): ApiObject {
   return deepFreeze({ metadata: { name: key.name, namespace: key.namespace || undefined, resourceVersion: String(revision) } });
 }
 
+/** JSON, exactly as the API object is (JSON.stringify escapes lone surrogates, so UTF-8 keeps them). */
 function encode(object: ApiObject): string {
   return JSON.stringify(withoutRevision(object));
+}
+
+function decodeObject(value: Buffer): Decoded<ApiObject> {
+  const parsed = parseJson(value.toString('utf8'));
+  return parsed.ok ? asStoredObject(parsed.value) : parsed;
 }
 
 function conflict(op: WriteOp, current: IKeyValue | undefined): BackendConflict {
