@@ -16,7 +16,7 @@ import { startServer, type TestResponse, type TestServer } from '../helpers/serv
 import { deepText, hostileKey, hostileTree, isMap, jsonPatchOp, list, map, toJson, type Json, type JsonMap } from './hostile-arbitraries.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 250);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 /** What "answers promptly" means for /healthz while or after a hostile request is handled. */
 const HEALTHZ_MS = 100;
 const NS = 'fuzz';
@@ -140,6 +140,8 @@ interface Harness {
   server: TestServer;
   dataDir: string;
   pristine: string;
+  /** Answers by status class ('2xx', '4xx', …), so a run that only ever got refusals shows as one. */
+  answers: Map<string, number>;
 }
 
 async function send(s: TestServer, method: string, path: string, body: string, contentType: string): Promise<TestResponse> {
@@ -165,6 +167,8 @@ async function checkOne(h: Harness, method: string, path: string, body: string, 
     new Promise<number>((r) => setTimeout(r, 1)).then(() => healthz(h.server)),
   ]);
   const what = `${method} ${path} (${contentType}) → ${res.status}`;
+  const cls = `${Math.floor(res.status / 100)}xx`;
+  h.answers.set(cls, (h.answers.get(cls) ?? 0) + 1);
   if (res.status >= 500) return `${what}: ${res.text.slice(0, 300)}`;
   if (res.status >= 400 && (res.json?.kind !== 'Status' || res.json?.code !== res.status)) return `${what}: the refusal is not a Status: ${res.text.slice(0, 200)}`;
   if (prototypeSnapshot() !== h.pristine) return `${what}: a shared prototype changed`;
@@ -207,7 +211,7 @@ async function withHarness(t: ExecutionContext, body: (h: Harness) => Promise<vo
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-fuzz-'));
   const dataDir = join(dir, 'data');
   const server = await startServer({ storageBackend: 'lmdb', dataDir });
-  const h: Harness = { server, dataDir, pristine: prototypeSnapshot() };
+  const h: Harness = { server, dataDir, pristine: prototypeSnapshot(), answers: new Map() };
   try {
     t.is((await server.req('POST', '/api/v1/namespaces', { metadata: { name: NS } })).status, 201);
     await body(h);
@@ -280,6 +284,11 @@ test.serial('hostile bodies never break the server, its prototypes or its stored
       if (problem) throw new Error(problem);
     }), { seed: SEED, numRuns: RUNS, endOnFailure: true });
     t.false(failure.failed, fc.defaultReportMessage(failure) ?? '');
+    // the generated bodies reach the write paths, not only the refusals
+    const ok = h.answers.get('2xx') ?? 0;
+    const refused = h.answers.get('4xx') ?? 0;
+    t.log(`answers: ${[...h.answers].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    t.true(ok >= RUNS / 10 && refused >= RUNS / 10, `too one-sided to exercise both paths: ${ok} accepted, ${refused} refused`);
 
     // every stored object survives a restart byte-exactly
     const before = await storedTexts(h.server);
