@@ -160,12 +160,36 @@ async function healthz(s: TestServer): Promise<number> {
  * Sends one hostile request and checks the server's answer and health; returns a message describing
  * the first broken promise, or undefined.
  */
-async function checkOne(h: Harness, method: string, path: string, body: string, contentType: string): Promise<string | undefined> {
+/** `send` runs with a /healthz request beside it; the better of the two latencies (during, right after). */
+async function healthzBeside(h: Harness, send: () => Promise<TestResponse>): Promise<{ res: TestResponse; ms: number }> {
   const [res, during] = await Promise.all([
-    send(h.server, method, path, body, contentType),
+    send(),
     // a request that stalls the event loop delays this one too (client and server share the process)
     new Promise<number>((r) => setTimeout(r, 1)).then(() => healthz(h.server)),
   ]);
+  return { res, ms: Math.min(during, await healthz(h.server)) };
+}
+
+/**
+ * /healthz stays under HEALTHZ_MS beside the request. A stall the request causes comes back every time
+ * it is sent, a stall of a loaded CI machine does not: only three slow attempts in a row count.
+ */
+async function promptBeside(h: Harness, first: number, send: () => Promise<TestResponse>): Promise<number | undefined> {
+  const slowest = [first];
+  while (slowest.length < 3) {
+    if (slowest[slowest.length - 1] <= HEALTHZ_MS) return undefined;
+    slowest.push((await healthzBeside(h, send)).ms);
+  }
+  return slowest.every((ms) => ms > HEALTHZ_MS) ? Math.min(...slowest) : undefined;
+}
+
+/**
+ * Sends one hostile request and checks the server's answer and health; returns a message describing
+ * the first broken promise, or undefined.
+ */
+async function checkOne(h: Harness, method: string, path: string, body: string, contentType: string): Promise<string | undefined> {
+  const sendIt = () => send(h.server, method, path, body, contentType);
+  const { res, ms } = await healthzBeside(h, sendIt);
   const what = `${method} ${path} (${contentType}) → ${res.status}`;
   const cls = `${Math.floor(res.status / 100)}xx`;
   h.answers.set(cls, (h.answers.get(cls) ?? 0) + 1);
@@ -173,8 +197,6 @@ async function checkOne(h: Harness, method: string, path: string, body: string, 
   if (res.status >= 400 && (res.json?.kind !== 'Status' || res.json?.code !== res.status)) return `${what}: the refusal is not a Status: ${res.text.slice(0, 200)}`;
   if (prototypeSnapshot() !== h.pristine) return `${what}: a shared prototype changed`;
   if (Object.keys({}).length > 0 || Object.keys(Object.prototype).length > 0) return `${what}: Object.prototype has enumerable keys`;
-  const after = await healthz(h.server);
-  if (Math.min(during, after) > HEALTHZ_MS) return `${what}: /healthz took ${during.toFixed(0)} ms during and ${after.toFixed(0)} ms after`;
   if (res.status < 300 && method !== 'DELETE' && res.json?.metadata?.selfLink) {
     // what a write answered is what is stored: a read of the same revision is the same bytes
     const read = await h.server.req('GET', res.json.metadata.selfLink as string);
@@ -183,6 +205,8 @@ async function checkOne(h: Harness, method: string, path: string, body: string, 
       return `${what}: read back differs from the write's answer:\n${res.text.slice(0, 300)}\n${read.text.slice(0, 300)}`;
     }
   }
+  const slow = await promptBeside(h, ms, sendIt);
+  if (slow !== undefined) return `${what}: /healthz took at least ${slow.toFixed(0)} ms beside it, three times in a row`;
   return undefined;
 }
 
@@ -326,7 +350,7 @@ test.serial('deep nesting in every body and patch type is refused before recursi
         t.true(jp.status === 400 || jp.status === 413 || jp.status === 422, `json patch depth ${depth}: ${jp.status} ${jp.text.slice(0, 200)}`);
       }
     }
-    t.true((await healthz(h.server)) < HEALTHZ_MS);
+    t.is(await promptBeside(h, Infinity, () => h.server.req('GET', '/version')), undefined);
     const read = await h.server.req('GET', `${cm}/fz-deep`);
     t.is(read.status, 200);
     t.is(read.json.data, undefined);
@@ -346,6 +370,6 @@ test.serial('a JSON patch that doubles the document with copies is refused witho
     const big = `[${Array.from({ length: 200_000 }, () => '"x"').join(',')}]`;
     const huge = await send(h.server, 'PATCH', `${cm}/fz-copy`, `{"metadata":{"finalizers":${big}}}`, 'application/merge-patch+json');
     t.true(huge.status < 500, `${huge.status} ${huge.text.slice(0, 200)}`);
-    t.true((await healthz(h.server)) < HEALTHZ_MS);
+    t.is(await promptBeside(h, Infinity, () => h.server.req('GET', '/version')), undefined);
   });
 });
