@@ -70,6 +70,20 @@ test('stopping one of three etcd members does not stop writes; both servers keep
   }
 });
 
+/** Runs an etcd call again while the cluster is between leaders, for up to 20 s. */
+async function whenLeaderElected<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      const electing = /context deadline exceeded|no leader|leader changed|proposal dropped/i.test(String((e as Error)?.message));
+      if (!electing || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 test('a watch that must resume from a compacted revision expires the backend', async (t) => {
   const cluster = await startEtcd(3);
   const [m0] = cluster.members;
@@ -81,8 +95,9 @@ test('a watch that must resume from a compacted revision expires the backend', a
     await openRecording(backend);
     await backend.commit({ op: 'create', key: podKey('a'), object: pod('a') });
     await m0!.stop();
-    // While it is away, others write and compact the history it would resume from.
-    for (let i = 0; i < 5; i++) await other.put(`/registry/core/pods/default/x${i}`).value(JSON.stringify(pod(`x${i}`)));
+    // While it is away, others write and compact the history it would resume from (if member 0 led,
+    // the first put may meet the election: etcd answers 'context deadline exceeded' until it ends)
+    for (let i = 0; i < 5; i++) await whenLeaderElected(() => other.put(`/registry/core/pods/default/x${i}`).value(JSON.stringify(pod(`x${i}`))).exec());
     const revision = (await other.get('/registry/core/pods/default/x4').exec()).header.revision;
     await other.kv.compact({ revision, physical: true });
     await m0!.restart();
