@@ -9,6 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { noop } from 'cockatiel';
 import { Etcd3 } from 'etcd3';
 import { etcdLeader, startEtcd, type EtcdCluster, type EtcdMember } from './etcd.ts';
@@ -330,9 +331,14 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
   let lists: TestResponse[] = [];
   const converged = await eventually(async () => {
     lists = await Promise.all(servers.map((server) => timed(server, 'GET', base)));
-    return lists.every((l) => JSON.stringify(l.json.items) === JSON.stringify(lists[0]!.json.items));
+    return lists.every((l) => isDeepStrictEqual(l.json.items, lists[0]!.json.items));
   }, 30_000);
-  if (!converged) problems.push('the servers list different objects');
+  if (!converged) {
+    const byName = lists.map((l) => new Map((l.json.items as { metadata: { name: string } }[]).map((i) => [i.metadata.name, i])));
+    const differing = [...new Set(byName.flatMap((m) => [...m.keys()]))].filter((name) => byName.some((m) => !isDeepStrictEqual(m.get(name), byName[0]!.get(name))));
+    const shown = (name: string) => byName.map((m) => JSON.stringify(m.get(name) ?? 'absent')).join(' / ');
+    problems.push(`the servers list different objects: ${differing.slice(0, 3).map(shown).join('; ')}`);
+  }
   const items = (list: TestResponse) => list.json.items as { metadata: { name: string; resourceVersion: string }; data: Record<string, string> }[];
   const settled = Math.max(...items(lists[0]!).map((i) => Number(i.metadata.resourceVersion)));
   for (const [s, w] of watchers.entries()) {
