@@ -1,0 +1,290 @@
+// The etcd members one backend talks to. Each member has its own etcd3 client (one host; etcd3's own
+// retry and circuit-breaker policies off), so this module, not a random pick, decides where a call
+// goes: to the member that answered last, away from one that did not. Every call carries a deadline
+// (a paused member accepts connections and answers nothing, so without one a call waits as long as
+// the pause); a member that misses one is suspect and gets no calls until a background probe finds
+// it answering again. `read` retries an idempotent call on the next member; writes retry in the
+// backend, which alone knows whether a retry is safe.
+import { noop } from 'cockatiel';
+import { Etcd3, GRPCDeadlineExceededError, GRPCResourceExhastedError, GRPCUnavailableError, type IOptions } from 'etcd3';
+
+export interface EtcdMember {
+  readonly endpoint: string;
+  /** The client for calls; watches each get their own (`watchClient`). */
+  readonly client: Etcd3;
+  /**
+   * A new client of this member for one watch: closing it drops the watch at once, even on a member
+   * that answers nothing (etcd3 only lets go of a cancelled watch once its member confirms), and no
+   * other watch shares its stream (etcd3 mismatches watches on a stream where one is cancelled).
+   */
+  watchClient(): Etcd3;
+}
+
+/** What a failed call says about the member, and about the write it carried. */
+export interface CallFailure {
+  /** The member did not answer (in time, or at all): send the next call elsewhere. */
+  memberFault: boolean;
+  /** The request may have reached etcd and been applied although no answer came. */
+  maybeApplied: boolean;
+  /** Worth another attempt (on another member, or after etcd elects a leader). */
+  retryable: boolean;
+}
+
+/** Per-call options etcd3 passes to gRPC: the deadline, epoch milliseconds. */
+export interface Deadline {
+  deadline: number;
+}
+
+export interface EtcdMembers {
+  readonly all: readonly EtcdMember[];
+  /** The member for the next call: the last one that answered, unless it is suspect; never `avoid` while another is not suspect. */
+  pick(avoid?: EtcdMember): EtcdMember;
+  isSuspect(member: EtcdMember): boolean;
+  /** How long one attempt may take: a few times the recent latency, at least MIN_ATTEMPT_MS. */
+  attemptMs(attempt: number): number;
+  /**
+   * Runs attempt number `attempt` of `call` on `member` under its deadline, and records how it went.
+   * Rejects early with AttemptAbandoned once calls answer elsewhere while this one has waited well
+   * past the usual: its request went to a leader that is gone (etcd forwards a write to the leader
+   * it knows, then waits for it for seconds), so the next attempt is sent at once.
+   */
+  attempt<T>(member: EtcdMember, attempt: number, call: (member: EtcdMember, options: Deadline) => Promise<T>): Promise<T>;
+  succeeded(member: EtcdMember, latencyMs: number): void;
+  /** Records a failed call; returns what the failure means. */
+  failed(member: EtcdMember, error: unknown): CallFailure;
+  /** Runs an idempotent call on a live member, trying the next ones until it answers or `budgetMs` passes. */
+  read<T>(call: (member: EtcdMember, options: Deadline) => Promise<T>, budgetMs?: number): Promise<T>;
+  /** `listener` hears of every member that becomes suspect. */
+  onSuspect(listener: (member: EtcdMember) => void): void;
+  close(): void;
+}
+
+export type ClientOptions = Omit<IOptions, 'hosts' | 'faultHandling' | 'grpcOptions'>;
+
+/** The shortest attempt deadline: above an answer's time on a busy machine, short next to an election. */
+const MIN_ATTEMPT_MS = 400;
+/** An attempt this much (or 4 times the usual answer's time) older than an answer elsewhere is given up. */
+const MIN_STALE_MS = 250;
+const MAX_ATTEMPT_MS = 5_000;
+/** How often suspect members are probed (and canaries sent), and how long a read keeps trying by default. */
+const TICK_MS = 100;
+const READ_BUDGET_MS = 8_000;
+
+const GRPC_OPTIONS = {
+  // Notices a connection that died silently (no RST: a partition) while a watch idles on it; etcd
+  // refuses pings more often than every 5 s.
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+  // Reconnects to a member that comes back within a second or two, not after minutes of backoff.
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An attempt given up while calls answered elsewhere (see EtcdMembers.attempt); it may still be applied. */
+export class AttemptAbandoned extends Error {}
+
+/**
+ * The meaning of an etcd call's error. etcd's own "no leader" and "too many requests" come before it
+ * proposes anything; a deadline, a connection dropped mid-call, or etcd's own request timeout leave
+ * the outcome open. A connection never established carried nothing.
+ */
+export function classify(error: unknown): CallFailure {
+  if (!(error instanceof Error)) return { memberFault: false, maybeApplied: true, retryable: false };
+  if (error instanceof AttemptAbandoned) return { memberFault: false, maybeApplied: true, retryable: true };
+  const message = error.message;
+  if (/etcdserver: (no leader|too many requests|not capable)/.test(message) || error instanceof GRPCResourceExhastedError) {
+    return { memberFault: false, maybeApplied: false, retryable: true };
+  }
+  if (/etcdserver: (request timed out|leader changed)/.test(message)) return { memberFault: false, maybeApplied: true, retryable: true };
+  if (error instanceof GRPCUnavailableError && /No connection established|ECONNREFUSED|failed to connect/i.test(message)) {
+    return { memberFault: true, maybeApplied: false, retryable: true };
+  }
+  if (error instanceof GRPCDeadlineExceededError || error instanceof GRPCUnavailableError || error.constructor.name === 'ClientClosedError') {
+    return { memberFault: true, maybeApplied: true, retryable: true };
+  }
+  return { memberFault: false, maybeApplied: true, retryable: false };
+}
+
+interface MemberState {
+  member: EtcdMember;
+  suspect: boolean;
+  probing: boolean;
+  canary: boolean;
+}
+
+/** A key no one writes: reading it is a canary (see `tick`). */
+const CANARY_KEY = Buffer.from([0]);
+
+export function createEtcdMembers(endpoints: string[], options: ClientOptions): EtcdMembers {
+  if (endpoints.length === 0) throw new Error('no etcd endpoints');
+  const connect = (endpoint: string) =>
+    new Etcd3({
+      ...options,
+      hosts: endpoint,
+      grpcOptions: GRPC_OPTIONS,
+      // One host each: retrying or breaking the circuit is this module's decision, not etcd3's.
+      faultHandling: { host: () => noop, global: noop, watchBackoff: doublingBackoff(50, 1_000) },
+    });
+  const states: MemberState[] = endpoints.map((endpoint) => ({
+    member: { endpoint, client: connect(endpoint), watchClient: () => connect(endpoint) },
+    suspect: false,
+    probing: false,
+    canary: false,
+  }));
+  const stateOf = new Map(states.map((s) => [s.member, s]));
+  let current = 0;
+  /** Smoothed latency of answered calls (ms). */
+  let latency = 20;
+  const listeners: ((member: EtcdMember) => void)[] = [];
+  /** Attempts waiting for an answer, and how to give each up. */
+  const pending = new Set<{ started: number; abandon: () => void }>();
+  /** Attempts started before this have waited much longer than calls take. */
+  const staleBefore = () => Date.now() - Math.max(MIN_STALE_MS, 4 * latency);
+  /** A call answered: give up the stale attempts. */
+  const answered = () => {
+    const stale = staleBefore();
+    for (const entry of pending) if (entry.started < stale) entry.abandon();
+  };
+
+  const probe = async (state: MemberState) => {
+    state.probing = true;
+    const started = Date.now();
+    try {
+      await state.member.client.maintenance.status({ deadline: started + MAX_ATTEMPT_MS });
+      state.suspect = false;
+    } catch {
+      // still not answering
+    } finally {
+      state.probing = false;
+    }
+  };
+  const canary = async (state: MemberState) => {
+    state.canary = true;
+    const started = Date.now();
+    try {
+      await state.member.client.kv.range({ key: CANARY_KEY }, { deadline: started + members.attemptMs(0) });
+      members.succeeded(state.member, Date.now() - started);
+      answered();
+    } catch {
+      // no leader there (yet)
+    } finally {
+      state.canary = false;
+    }
+  };
+  let canaryTurn = 0;
+  /**
+   * Probes the suspect members; and while attempts are stale, sends a canary, one member after the
+   * other: a read etcd serves through the leader's read index, so it answers as soon as a new leader
+   * is in place, and its answer gives up the attempts stuck on the old one.
+   */
+  const tick = () => {
+    for (const state of states) if (state.suspect && !state.probing) void probe(state);
+    const stale = staleBefore();
+    if (![...pending].some((entry) => entry.started < stale)) return;
+    for (let i = 0; i < states.length; i++) {
+      const state = states[(canaryTurn + i) % states.length]!;
+      if (state.suspect || state.canary) continue;
+      canaryTurn = (canaryTurn + i + 1) % states.length;
+      void canary(state);
+      return;
+    }
+  };
+  const prober = setInterval(tick, TICK_MS);
+  prober.unref();
+
+  const members: EtcdMembers = {
+    all: states.map((s) => s.member),
+
+    pick(avoid) {
+      for (let i = 0; i < states.length; i++) {
+        const state = states[(current + i) % states.length]!;
+        if (!state.suspect && state.member !== avoid) {
+          current = (current + i) % states.length;
+          return state.member;
+        }
+      }
+      // every other member is suspect: try them in turn all the same
+      current = (current + 1) % states.length;
+      const next = states[current]!.member;
+      return next === avoid && states.length > 1 ? states[(current = (current + 1) % states.length)]!.member : next;
+    },
+
+    isSuspect: (member) => stateOf.get(member)?.suspect ?? true,
+
+    attemptMs: (attempt) => Math.min(MAX_ATTEMPT_MS, Math.max(MIN_ATTEMPT_MS, 4 * latency) * 1.5 ** attempt),
+
+    attempt(member, attempt, call) {
+      const started = Date.now();
+      return new Promise((resolve, reject) => {
+        const entry = {
+          started,
+          abandon: () => {
+            pending.delete(entry);
+            reject(new AttemptAbandoned(`${member.endpoint} did not answer while other calls did`));
+          },
+        };
+        pending.add(entry);
+        call(member, { deadline: started + members.attemptMs(attempt) }).then(
+          (result) => {
+            if (!pending.delete(entry)) return; // given up already
+            members.succeeded(member, Date.now() - started);
+            answered();
+            resolve(result);
+          },
+          (error: unknown) => {
+            if (pending.delete(entry)) reject(error);
+          },
+        );
+      });
+    },
+
+    succeeded(member, latencyMs) {
+      latency += (latencyMs - latency) * 0.1;
+      const state = stateOf.get(member);
+      if (state) state.suspect = false;
+    },
+
+    failed(member, error) {
+      const failure = classify(error);
+      const state = stateOf.get(member);
+      if (failure.memberFault && state && !state.suspect) {
+        state.suspect = true;
+        for (const listener of listeners) listener(member);
+      }
+      return failure;
+    },
+
+    async read(call, budgetMs = READ_BUDGET_MS) {
+      const started = Date.now();
+      let last: EtcdMember | undefined;
+      for (let attempt = 0; ; attempt++) {
+        const member = members.pick(last);
+        last = member;
+        try {
+          return await members.attempt(member, attempt, call);
+        } catch (e) {
+          const failure = members.failed(member, e);
+          if (!failure.retryable || Date.now() - started >= budgetMs) throw e;
+          if (!failure.memberFault && !(e instanceof AttemptAbandoned)) await sleep(Math.min(50 * 2 ** attempt, 500));
+        }
+      }
+    },
+
+    onSuspect: (listener) => void listeners.push(listener),
+
+    close() {
+      clearInterval(prober);
+      for (const state of states) state.member.client.close();
+    },
+  };
+  return members;
+}
+
+type WatchBackoff = NonNullable<NonNullable<IOptions['faultHandling']>['watchBackoff']>;
+
+/** 50 ms, 100 ms, … capped: etcd3's default grows to 30 s, too slow to follow a member coming back. */
+function doublingBackoff(delay: number, max: number): WatchBackoff {
+  return { duration: delay, next: () => doublingBackoff(Math.min(delay * 2, max), max) };
+}
