@@ -42,6 +42,8 @@ export interface EtcdMembers {
   isSuspect(member: EtcdMember): boolean;
   /** How long one attempt may take: a few times the recent latency, at least MIN_ATTEMPT_MS. */
   attemptMs(attempt: number): number;
+  /** A wait this long is well past what calls take now (4 times the recent latency, at least MIN_STALE_MS). */
+  staleMs(): number;
   /**
    * Runs attempt number `attempt` of `call` on `member` under its deadline, and records how it went.
    * Rejects early with AttemptAbandoned once calls answer elsewhere while this one has waited well
@@ -141,7 +143,7 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
   /** Attempts waiting for an answer, and how to give each up. */
   const pending = new Set<{ started: number; abandon: () => void }>();
   /** Attempts started before this have waited much longer than calls take. */
-  const staleBefore = () => Date.now() - Math.max(MIN_STALE_MS, 4 * latency);
+  const staleBefore = () => Date.now() - members.staleMs();
   /** A call answered: give up the stale attempts. */
   const answered = () => {
     const stale = staleBefore();
@@ -214,6 +216,8 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
     isSuspect: (member) => stateOf.get(member)?.suspect ?? true,
 
     attemptMs: (attempt) => Math.min(MAX_ATTEMPT_MS, Math.max(MIN_ATTEMPT_MS, 4 * latency) * 1.5 ** attempt),
+
+    staleMs: () => Math.max(MIN_STALE_MS, 4 * latency),
 
     attempt(member, attempt, call) {
       const started = Date.now();

@@ -68,7 +68,7 @@ const RECENT_EVENTS = 1024;
 const WRITE_BUDGET_MS = 8_000;
 /** How often the watch is checked, and how long it may stay silent before its member is probed. */
 const WATCHDOG_EVERY_MS = 100;
-const WATCH_SILENCE_MS = 1_000;
+const WATCH_SILENCE_MS = 500;
 
 /** A write of this server between its transaction and its watch event. */
 interface InFlightWrite {
@@ -470,23 +470,23 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   }
 
   /**
-   * Every WATCHDOG_EVERY_MS: a commit waiting longer than an attempt's deadline for its event means
-   * the watch's member is stuck or behind, so the watch moves; a watch silent for WATCH_SILENCE_MS
-   * has its member probed (a paused member keeps its connections open and answers nothing).
+   * Every WATCHDOG_EVERY_MS: a commit waiting for its event well past what calls take means the
+   * watch's member is stuck or behind, so the watch moves; a watch silent for WATCH_SILENCE_MS has
+   * its member probed (a paused member keeps its connections open and answers nothing).
    */
   function watchdog(): void {
     if (!watch || moving || expired || closed) return;
     const now = Date.now();
     let oldest = now;
     for (const waiter of waiters.values()) oldest = Math.min(oldest, waiter.since);
-    const patience = members.attemptMs(0);
+    const patience = members.staleMs();
     if (now - oldest > patience && now - lastMove > 2 * patience) return void moveWatch();
     if (now - lastWatchResponse > WATCH_SILENCE_MS && !probingWatch) {
       probingWatch = true;
       const { member } = watch;
       const t0 = Date.now();
       member.client.maintenance
-        .status({ deadline: t0 + patience })
+        .status({ deadline: t0 + members.attemptMs(0) })
         .then(
           () => members.succeeded(member, Date.now() - t0),
           (e: unknown) => members.failed(member, e),
