@@ -3,10 +3,17 @@
 // goes: to the member that answered last, away from one that did not. Every call carries a deadline
 // (a paused member accepts connections and answers nothing, so without one a call waits as long as
 // the pause); a member that misses one is suspect and gets no calls until a background probe finds
-// it answering again. `read` retries an idempotent call on the next member; writes retry in the
-// backend, which alone knows whether a retry is safe.
+// it answering again. `run` retries a call on the next member: the caller makes it safe to repeat.
 import { noop } from 'cockatiel';
-import { Etcd3, GRPCDeadlineExceededError, GRPCResourceExhastedError, GRPCUnavailableError, type IOptions } from 'etcd3';
+import {
+  Etcd3,
+  GRPCCancelledError,
+  GRPCDeadlineExceededError,
+  GRPCResourceExhastedError,
+  GRPCUnavailableError,
+  type IOptions,
+  type IResponseHeader,
+} from 'etcd3';
 
 export interface EtcdMember {
   readonly endpoint: string;
@@ -35,27 +42,32 @@ export interface Deadline {
   deadline: number;
 }
 
+/** Every etcd answer has a header; its raft term tells a new leader. */
+export interface Answer {
+  header: IResponseHeader;
+}
+
 export interface EtcdMembers {
   readonly all: readonly EtcdMember[];
   /** The member for the next call: the last one that answered, unless it is suspect; never `avoid` while another is not suspect. */
   pick(avoid?: EtcdMember): EtcdMember;
-  isSuspect(member: EtcdMember): boolean;
-  /** How long one attempt may take: a few times the recent latency, at least MIN_ATTEMPT_MS. */
-  attemptMs(attempt: number): number;
+  /**
+   * How long one attempt may take: a few times the recent latency, at least MIN_ATTEMPT_MS; half as
+   * long again after each attempt that ran out of time (`timedOut`).
+   */
+  attemptMs(timedOut: number): number;
   /** A wait this long is well past what calls take now (4 times the recent latency, at least MIN_STALE_MS). */
   staleMs(): number;
-  /**
-   * Runs attempt number `attempt` of `call` on `member` under its deadline, and records how it went.
-   * Rejects early with AttemptAbandoned once calls answer elsewhere while this one has waited well
-   * past the usual: its request went to a leader that is gone (etcd forwards a write to the leader
-   * it knows, then waits for it for seconds), so the next attempt is sent at once.
-   */
-  attempt<T>(member: EtcdMember, attempt: number, call: (member: EtcdMember, options: Deadline) => Promise<T>): Promise<T>;
   succeeded(member: EtcdMember, latencyMs: number): void;
   /** Records a failed call; returns what the failure means. */
   failed(member: EtcdMember, error: unknown): CallFailure;
-  /** Runs an idempotent call on a live member, trying the next ones until it answers or `budgetMs` passes. */
-  read<T>(call: (member: EtcdMember, options: Deadline) => Promise<T>, budgetMs?: number): Promise<T>;
+  /**
+   * Runs `call` on a live member, then on the next ones, until one answers, the failure is not worth
+   * another attempt, `budgetMs` (8 s) has passed, or every member in turn refused the connection.
+   * The call must be safe to repeat (a read, or a guarded write); `failures` collects what each failed
+   * attempt meant (whether a write may have been applied). Rejects with the last attempt's error.
+   */
+  run<T extends Answer>(call: (member: EtcdMember, options: Deadline) => Promise<T>, options?: { budgetMs?: number; failures?: CallFailure[] }): Promise<T>;
   /** `listener` hears of every member that becomes suspect. */
   onSuspect(listener: (member: EtcdMember) => void): void;
   close(): void;
@@ -65,12 +77,16 @@ export type ClientOptions = Omit<IOptions, 'hosts' | 'faultHandling' | 'grpcOpti
 
 /** The shortest attempt deadline: above an answer's time on a busy machine, short next to an election. */
 const MIN_ATTEMPT_MS = 400;
-/** An attempt this much (or 4 times the usual answer's time) older than an answer elsewhere is given up. */
+/**
+ * An attempt waiting this long (or 4 times the usual answer's time) is stale: canaries go out, and
+ * an answer from a new leader gives it up.
+ */
 const MIN_STALE_MS = 250;
 const MAX_ATTEMPT_MS = 5_000;
-/** How often suspect members are probed (and canaries sent), and how long a read keeps trying by default. */
+/** How often suspect members are probed (and canaries sent). */
 const TICK_MS = 100;
-const READ_BUDGET_MS = 8_000;
+/** How long a call keeps trying members (an election on a loaded machine takes a few seconds). */
+const BUDGET_MS = 8_000;
 
 const GRPC_OPTIONS = {
   // Notices a connection that died silently (no RST: a partition) while a watch idles on it; etcd
@@ -84,7 +100,7 @@ const GRPC_OPTIONS = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An attempt given up while calls answered elsewhere (see EtcdMembers.attempt); it may still be applied. */
+/** An attempt given up once a new leader answered (see EtcdMembers.attempt); it may still be applied. */
 export class AttemptAbandoned extends Error {}
 
 /**
@@ -103,7 +119,8 @@ export function classify(error: unknown): CallFailure {
   if (error instanceof GRPCUnavailableError && /No connection established|ECONNREFUSED|failed to connect/i.test(message)) {
     return { memberFault: true, maybeApplied: false, retryable: true };
   }
-  if (error instanceof GRPCDeadlineExceededError || error instanceof GRPCUnavailableError || error.constructor.name === 'ClientClosedError') {
+  const transport = error instanceof GRPCDeadlineExceededError || error instanceof GRPCUnavailableError || error instanceof GRPCCancelledError;
+  if (transport || error.constructor.name === 'ClientClosedError') {
     return { memberFault: true, maybeApplied: true, retryable: true };
   }
   return { memberFault: false, maybeApplied: true, retryable: false };
@@ -140,14 +157,19 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
   /** Smoothed latency of answered calls (ms). */
   let latency = 20;
   const listeners: ((member: EtcdMember) => void)[] = [];
-  /** Attempts waiting for an answer, and how to give each up. */
-  const pending = new Set<{ started: number; abandon: () => void }>();
+  /** The highest raft term any answer carried. */
+  let term = 0;
+  /** Attempts waiting for an answer: when, in which term, and how to give each up. */
+  const pending = new Set<{ started: number; term: number; abandon: () => void }>();
   /** Attempts started before this have waited much longer than calls take. */
   const staleBefore = () => Date.now() - members.staleMs();
-  /** A call answered: give up the stale attempts. */
-  const answered = () => {
+  /** A call answered: if from a new term (a new leader), give up the stale attempts of older terms. */
+  const answered = ({ header }: Answer) => {
+    const answeredTerm = Number(header.raft_term);
+    if (!(answeredTerm > term)) return;
+    term = answeredTerm;
     const stale = staleBefore();
-    for (const entry of pending) if (entry.started < stale) entry.abandon();
+    for (const entry of pending) if (entry.started < stale && entry.term < term) entry.abandon();
   };
 
   const probe = async (state: MemberState) => {
@@ -166,11 +188,12 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
     state.canary = true;
     const started = Date.now();
     try {
-      await state.member.client.kv.range({ key: CANARY_KEY }, { deadline: started + members.attemptMs(0) });
+      const answer = await state.member.client.kv.range({ key: CANARY_KEY }, { deadline: started + members.attemptMs(0) });
       members.succeeded(state.member, Date.now() - started);
-      answered();
-    } catch {
-      // no leader there (yet)
+      answered(answer);
+    } catch (e) {
+      // no leader there yet, or the member itself does not answer: the probe of suspects tells which
+      members.failed(state.member, e);
     } finally {
       state.canary = false;
     }
@@ -196,6 +219,38 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
   const prober = setInterval(tick, TICK_MS);
   prober.unref();
 
+  /**
+   * Runs `call` on `member` under the deadline for `timedOut`, and records how it went. Rejects early
+   * with AttemptAbandoned once a call answers from a later raft term while this one has waited well
+   * past the usual: it went to a leader that is gone (etcd forwards a write to the leader it knows,
+   * then waits for it for seconds), so the next attempt is sent at once.
+   */
+  function attempt<T extends Answer>(member: EtcdMember, timedOut: number, call: (member: EtcdMember, options: Deadline) => Promise<T>): Promise<T> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const entry = {
+        started,
+        term,
+        abandon: () => {
+          pending.delete(entry);
+          reject(new AttemptAbandoned(`${member.endpoint} did not answer before a new leader did`));
+        },
+      };
+      pending.add(entry);
+      call(member, { deadline: started + members.attemptMs(timedOut) }).then(
+        (result) => {
+          if (!pending.delete(entry)) return; // given up already
+          members.succeeded(member, Date.now() - started);
+          answered(result);
+          resolve(result);
+        },
+        (error: unknown) => {
+          if (pending.delete(entry)) reject(error);
+        },
+      );
+    });
+  }
+
   const members: EtcdMembers = {
     all: states.map((s) => s.member),
 
@@ -213,36 +268,9 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
       return next === avoid && states.length > 1 ? states[(current = (current + 1) % states.length)]!.member : next;
     },
 
-    isSuspect: (member) => stateOf.get(member)?.suspect ?? true,
-
-    attemptMs: (attempt) => Math.min(MAX_ATTEMPT_MS, Math.max(MIN_ATTEMPT_MS, 4 * latency) * 1.5 ** attempt),
+    attemptMs: (timedOut) => Math.min(MAX_ATTEMPT_MS, Math.max(MIN_ATTEMPT_MS, 4 * latency) * 1.5 ** timedOut),
 
     staleMs: () => Math.max(MIN_STALE_MS, 4 * latency),
-
-    attempt(member, attempt, call) {
-      const started = Date.now();
-      return new Promise((resolve, reject) => {
-        const entry = {
-          started,
-          abandon: () => {
-            pending.delete(entry);
-            reject(new AttemptAbandoned(`${member.endpoint} did not answer while other calls did`));
-          },
-        };
-        pending.add(entry);
-        call(member, { deadline: started + members.attemptMs(attempt) }).then(
-          (result) => {
-            if (!pending.delete(entry)) return; // given up already
-            members.succeeded(member, Date.now() - started);
-            answered();
-            resolve(result);
-          },
-          (error: unknown) => {
-            if (pending.delete(entry)) reject(error);
-          },
-        );
-      });
-    },
 
     succeeded(member, latencyMs) {
       latency += (latencyMs - latency) * 0.1;
@@ -260,18 +288,27 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
       return failure;
     },
 
-    async read(call, budgetMs = READ_BUDGET_MS) {
+    async run(call, { budgetMs = BUDGET_MS, failures = [] } = {}) {
       const started = Date.now();
       let last: EtcdMember | undefined;
-      for (let attempt = 0; ; attempt++) {
+      /** Attempts that ran out their deadline: each next one gets longer (a slow answer is still an answer). */
+      let timedOut = 0;
+      /** Attempts in a row that no member took (connection refused): etcd is down, say so at once. */
+      let refused = 0;
+      for (let n = 0; ; n++) {
         const member = members.pick(last);
         last = member;
         try {
-          return await members.attempt(member, attempt, call);
+          return await attempt(member, timedOut, call);
         } catch (e) {
           const failure = members.failed(member, e);
-          if (!failure.retryable || Date.now() - started >= budgetMs) throw e;
-          if (!failure.memberFault && !(e instanceof AttemptAbandoned)) await sleep(Math.min(50 * 2 ** attempt, 500));
+          failures.push(failure);
+          if (e instanceof GRPCDeadlineExceededError) timedOut++;
+          refused = failure.memberFault && !failure.maybeApplied ? refused + 1 : 0;
+          if (!failure.retryable || Date.now() - started >= budgetMs || refused >= 2 * states.length) throw e;
+          // not again at once while etcd elects a leader, or when no member is left to try at once
+          const wait = !(e instanceof AttemptAbandoned) && (!failure.memberFault || states.every((st) => st.suspect));
+          if (wait) await sleep(Math.min(50 * 2 ** n, 500));
         }
       }
     },

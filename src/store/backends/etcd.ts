@@ -37,8 +37,8 @@ import {
 } from '../backend.ts';
 import { deepFreeze, describeKey, withoutRevision, withRevision } from './committed.ts';
 import { etcdKey, parseEtcdKey } from './etcd-keys.ts';
+import { classify, createEtcdMembers, type CallFailure, type ClientOptions, type EtcdMember } from './etcd-members.ts';
 import { asStoredObject, parseJson, SKIPPED_AT_LOAD, skippedRecordMessage, type Decoded } from './stored-record.ts';
-import { AttemptAbandoned, classify, createEtcdMembers, type ClientOptions, type EtcdMember } from './etcd-members.ts';
 
 export interface EtcdBackendOptions {
   endpoints: string[];
@@ -64,11 +64,9 @@ const SNAPSHOT_PAGE = 1000;
  * of two.
  */
 const RECENT_EVENTS = 1024;
-/** How long a write keeps trying members (an election on a loaded machine takes a few seconds). */
-const WRITE_BUDGET_MS = 8_000;
 /** How often the watch is checked, and how long it may stay silent before its member is probed. */
 const WATCHDOG_EVERY_MS = 100;
-const WATCH_SILENCE_MS = 500;
+const WATCH_SILENCE_MS = 300;
 
 /** A write of this server between its transaction and its watch event. */
 interface InFlightWrite {
@@ -258,27 +256,14 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
    * emitted before the first left, for the caller to settle a failed compare.
    */
   async function sendTxn(request: ITxnRequest): Promise<{ res: ITxnResponse; maybeApplied: boolean; sentAfter: number }> {
-    const started = Date.now();
     const sentAfter = emittedRevision;
-    let maybeApplied = false;
-    /** Attempts in a row that no member took (connection refused): etcd is down, say so at once. */
-    let refused = 0;
-    let last: EtcdMember | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const member = members.pick(last);
-      last = member;
-      try {
-        const res = await members.attempt(member, attempt, (m, deadline) => m.client.kv.txn(request, deadline));
-        return { res, maybeApplied, sentAfter };
-      } catch (e) {
-        const failure = members.failed(member, e);
-        maybeApplied ||= failure.maybeApplied;
-        refused = failure.memberFault && !failure.maybeApplied ? refused + 1 : 0;
-        if (!failure.retryable || Date.now() - started >= WRITE_BUDGET_MS || refused >= 2 * members.all.length) {
-          throw rejection(e, maybeApplied);
-        }
-        if (!failure.memberFault && !(e instanceof AttemptAbandoned)) await sleep(Math.min(50 * 2 ** attempt, 500)); // etcd is electing a leader
-      }
+    const failures: CallFailure[] = [];
+    const maybeApplied = () => failures.some((f) => f.maybeApplied);
+    try {
+      const res = await members.run((m, deadline) => m.client.kv.txn(request, deadline), { failures });
+      return { res, maybeApplied: maybeApplied(), sentAfter };
+    } catch (e) {
+      throw rejection(e, maybeApplied());
     }
   }
 
@@ -298,7 +283,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       // a change this server had emitted before the first attempt left is someone else's, whatever its bytes
       const own = found !== undefined && found > sentAfter ? found : undefined;
       if (own !== undefined) return own;
-      const current = (await members.read((m, deadline) => m.client.get(key).options(deadline).exec())).kvs[0];
+      const current = (await members.run((m, deadline) => m.client.get(key).options(deadline).exec())).kvs[0];
       return Promise.reject(conflict(op, current));
     } catch (e) {
       throw e instanceof BackendConflict ? e : rejection(e, maybeApplied);
@@ -329,7 +314,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
 
   /** `key` as it stood at `revision` (undefined: absent), from a member that answers. */
   async function keyAt(key: string, revision: number): Promise<IKeyValue | undefined> {
-    return (await members.read((m, deadline) => m.client.get(key).revision(revision).options(deadline).exec())).kvs[0];
+    return (await members.run((m, deadline) => m.client.get(key).revision(revision).options(deadline).exec())).kvs[0];
   }
 
   /**
@@ -359,7 +344,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     let start: Buffer = whole.start;
     for (;;) {
       // Every page reads at the first page's revision, so the snapshot is one consistent point.
-      const page = await members.read((m, deadline) => {
+      const page = await members.run((m, deadline) => {
         let query = m.client.getAll().inRange(new Range(start, whole.end)).limit(SNAPSHOT_PAGE).options(deadline);
         if (revision !== undefined) query = query.revision(revision);
         return query.exec();
@@ -486,7 +471,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const { member } = watch;
       const t0 = Date.now();
       member.client.maintenance
-        .status({ deadline: t0 + members.attemptMs(0) })
+        .status({ deadline: t0 + patience }) // answered by the member itself, at once
         .then(
           () => members.succeeded(member, Date.now() - t0),
           (e: unknown) => members.failed(member, e),
@@ -648,5 +633,3 @@ function readPem(file: string, flag: string): Buffer {
     throw new Error(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
