@@ -27,7 +27,8 @@ export default async function run(): Promise<void> {
       const met = worst <= report.rawStallMs + 1_000;
       console.log(
         `etcd-faults ${report.fault} (${faultDescriptions[report.fault]} ${plan.faultMs / 1000} s, member ${report.target}): ` +
-          `longest write stall through the servers ${report.apiStallMs.map(seconds).join(' / ')}; raw etcd puts ${seconds(report.rawStallMs)} ` +
+          `longest write stall through the servers ${report.apiStallMs.map(seconds).join(' / ')} ` +
+          `(from ${report.apiStallStartMs.map(seconds).join(' / ')} after the fault); raw etcd puts ${seconds(report.rawStallMs)} ` +
           `(target ≤ etcd's + 1 s: ${met ? 'met' : 'MISSED'}); ${report.acked} writes acknowledged, ${report.unknown} left open ` +
           `(answers ${JSON.stringify(report.statuses)}); ${report.problems.length} problems${report.problems.length ? `: ${report.problems.slice(0, 5).join('; ')}` : ''}`,
       );

@@ -40,6 +40,8 @@ export interface FaultReport {
   target: string;
   /** Per server: the longest stretch (ms) with no write acknowledged through it, fault to window end. */
   apiStallMs: number[];
+  /** When each of those began, in ms after the fault (negative: before it). */
+  apiStallStartMs: number[];
   /** The same for raw etcd puts to the members the fault did not hit. */
   rawStallMs: number;
   /** Writes acknowledged (2xx) through the servers in the run; answers whose outcome is open (503, 504, network). */
@@ -92,12 +94,12 @@ export async function startFaultRig(): Promise<FaultRig> {
  * The longest stretch in [from, to] with no acknowledgement in `times`; a stretch that began before
  * `from` counts from the last acknowledgement before it (writes have waited since then).
  */
-export function longestGap(times: number[], from: number, to: number): number {
+export function longestGap(times: number[], from: number, to: number): { ms: number; startMs: number } {
   const sorted = [...times].sort((a, b) => a - b);
   let previous = sorted.filter((t) => t <= from).pop() ?? from;
-  let longest = 0;
+  const longest = { ms: 0, startMs: 0 };
   for (const t of [...sorted.filter((x) => x > from && x < to), to]) {
-    longest = Math.max(longest, t - previous);
+    if (t - previous > longest.ms) Object.assign(longest, { ms: t - previous, startMs: previous - from });
     previous = t;
   }
   return longest;
@@ -317,9 +319,9 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
     await Promise.all(loops);
   }
   const windowEnd = healAt + afterMs;
-  const apiStallMs = ackTimes.map((times) => longestGap(times, faultAt, windowEnd));
+  const apiStalls = ackTimes.map((times) => longestGap(times, faultAt, windowEnd));
   const liveAcks = [...rawAcks].filter(([name]) => name !== target.name).flatMap(([, times]) => times);
-  const rawStallMs = longestGap(liveAcks, faultAt, windowEnd);
+  const rawStallMs = longestGap(liveAcks, faultAt, windowEnd).ms;
 
   // Every server converges on the highest acknowledged revision and on one list; every watch on
   // the highest revision in that list.
@@ -372,10 +374,15 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
   }
   for (const [name, status] of refusedCreates) problems.push(`create ${name} answered ${status}`);
   for (const status of Object.keys(statuses)) if (Number(status) >= 500 && !isOpen(Number(status))) problems.push(`${statuses[status]} answers ${status}`);
+  // what the servers logged of them (the 5xx body names only a correlation id)
+  for (const [s, server] of servers.entries()) {
+    for (const line of server.output().split('\n')) if (/^500 |\b500 InternalError/.test(line)) problems.push(`server ${s} logged: ${line.slice(0, 600)}`);
+  }
   return {
     fault: plan.fault,
     target: target.name,
-    apiStallMs,
+    apiStallMs: apiStalls.map((g) => g.ms),
+    apiStallStartMs: apiStalls.map((g) => g.startMs),
     rawStallMs,
     acked: ackedCreates.size + ackedTokens.size,
     unknown: openCreates.size + openTokens.size,

@@ -9,7 +9,9 @@ import {
   Etcd3,
   GRPCCancelledError,
   GRPCDeadlineExceededError,
+  GRPCInternalError,
   GRPCResourceExhastedError,
+  GRPCUnknownError,
   GRPCUnavailableError,
   type IOptions,
   type IResponseHeader,
@@ -104,15 +106,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class AttemptAbandoned extends Error {}
 
 /**
- * The meaning of an etcd call's error. etcd's own "no leader" and "too many requests" come before it
- * proposes anything; a deadline, a connection dropped mid-call, or etcd's own request timeout leave
- * the outcome open. A connection never established carried nothing.
+ * The meaning of an etcd call's error. etcd's own "no leader", "too many requests" and "raft
+ * proposal dropped" (a member between leaders) come before anything is in its log; a deadline, a
+ * connection dropped mid-call, etcd's own request timeout or an error gRPC cannot place leave the
+ * outcome open. A connection never established carried nothing.
  */
 export function classify(error: unknown): CallFailure {
   if (!(error instanceof Error)) return { memberFault: false, maybeApplied: true, retryable: false };
   if (error instanceof AttemptAbandoned) return { memberFault: false, maybeApplied: true, retryable: true };
   const message = error.message;
-  if (/etcdserver: (no leader|too many requests|not capable)/.test(message) || error instanceof GRPCResourceExhastedError) {
+  if (/etcdserver: (no leader|too many requests|not capable)|raft proposal dropped/.test(message) || error instanceof GRPCResourceExhastedError) {
     return { memberFault: false, maybeApplied: false, retryable: true };
   }
   if (/etcdserver: (request timed out|leader changed)/.test(message)) return { memberFault: false, maybeApplied: true, retryable: true };
@@ -123,6 +126,7 @@ export function classify(error: unknown): CallFailure {
   if (transport || error.constructor.name === 'ClientClosedError') {
     return { memberFault: true, maybeApplied: true, retryable: true };
   }
+  if (error instanceof GRPCUnknownError || error instanceof GRPCInternalError) return { memberFault: false, maybeApplied: true, retryable: true };
   return { memberFault: false, maybeApplied: true, retryable: false };
 }
 
@@ -172,14 +176,15 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
     for (const entry of pending) if (entry.started < stale && entry.term < term) entry.abandon();
   };
 
-  const probe = async (state: MemberState) => {
+  /** Asks the member for its status, which it answers itself, leader or not: does it answer at all? */
+  const probe = async (state: MemberState, timeoutMs: number) => {
     state.probing = true;
     const started = Date.now();
     try {
-      await state.member.client.maintenance.status({ deadline: started + MAX_ATTEMPT_MS });
+      await state.member.client.maintenance.status({ deadline: started + timeoutMs });
       state.suspect = false;
-    } catch {
-      // still not answering
+    } catch (e) {
+      if (!state.suspect) members.failed(state.member, e);
     } finally {
       state.probing = false;
     }
@@ -200,14 +205,19 @@ export function createEtcdMembers(endpoints: string[], options: ClientOptions): 
   };
   let canaryTurn = 0;
   /**
-   * Probes the suspect members; and while attempts are stale, sends a canary, one member after the
-   * other: a read etcd serves through the leader's read index, so it answers as soon as a new leader
-   * is in place, and its answer gives up the attempts stuck on the old one.
+   * Probes the suspect members, to find them answering again. While attempts are stale, probes the
+   * others too, so a member that answers nothing is known before a retry is sent to it; and sends a
+   * canary, one member after the other: a read etcd serves through the leader's read index, so it
+   * answers as soon as a new leader is in place, and its answer gives up the attempts stuck on the
+   * old one.
    */
   const tick = () => {
-    for (const state of states) if (state.suspect && !state.probing) void probe(state);
     const stale = staleBefore();
-    if (![...pending].some((entry) => entry.started < stale)) return;
+    const trouble = [...pending].some((entry) => entry.started < stale);
+    for (const state of states) {
+      if (!state.probing && (state.suspect || trouble)) void probe(state, state.suspect ? MAX_ATTEMPT_MS : members.staleMs());
+    }
+    if (!trouble) return;
     for (let i = 0; i < states.length; i++) {
       const state = states[(canaryTurn + i) % states.length]!;
       if (state.suspect || state.canary) continue;
