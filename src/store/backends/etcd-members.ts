@@ -3,7 +3,9 @@
 // goes: to the member that answered last, away from one that did not. Every call carries a deadline
 // (a paused member accepts connections and answers nothing, so without one a call waits as long as
 // the pause); a member that misses one is suspect and gets no calls until a background probe finds
-// it answering again. `run` retries a call on the next member: the caller makes it safe to repeat.
+// it answering again. While calls wait past the usual, every member is probed and canary reads go
+// out; an answer from a new raft term (a new leader) gives up the attempts stuck on the old one.
+// `run` retries a call on the next member: the caller makes it safe to repeat.
 import { noop } from 'cockatiel';
 import {
   Etcd3,
@@ -85,7 +87,7 @@ const MIN_ATTEMPT_MS = 400;
  */
 const MIN_STALE_MS = 250;
 const MAX_ATTEMPT_MS = 5_000;
-/** How often suspect members are probed (and canaries sent). */
+/** How often suspect members are probed (every member, and a canary sent, while attempts are stale). */
 const TICK_MS = 100;
 /** How long a call keeps trying members (an election on a loaded machine takes a few seconds). */
 const BUDGET_MS = 8_000;
@@ -102,7 +104,7 @@ const GRPC_OPTIONS = {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An attempt given up once a new leader answered (see EtcdMembers.attempt); it may still be applied. */
+/** An attempt given up once a new leader answered (see `attempt`); it may still be applied. */
 export class AttemptAbandoned extends Error {}
 
 /**
