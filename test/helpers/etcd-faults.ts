@@ -213,20 +213,20 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
   const problems: string[] = [];
   const ns = `faults-${++runs}-${plan.fault}`;
   const base = `/api/v1/namespaces/${ns}/configmaps`;
-  const timed = (server: ServeProcess, method: string, path: string, body?: unknown): Promise<TestResponse> =>
+  const through = (server: ServeProcess, method: string, path: string, body?: unknown): Promise<TestResponse> =>
     request(server.url, method, path, body);
 
   for (const member of etcd.members) {
     if (!(await eventually(() => healthy(member), 20_000))) throw new Error(`etcd member ${member.name} not healthy before ${plan.fault}`);
   }
   const [first] = servers as [ServeProcess];
-  const created = await timed(first, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  const created = await through(first, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
   if (created.status !== 201) throw new Error(`namespace ${ns}: ${created.status} ${created.text}`);
-  const counter = await timed(first, 'POST', base, { metadata: { name: 'counter' }, data: { n: '0', token: '' } });
+  const counter = await through(first, 'POST', base, { metadata: { name: 'counter' }, data: { n: '0', token: '' } });
   if (counter.status !== 201) throw new Error(`counter: ${counter.status} ${counter.text}`);
   const startRv = Number(counter.json.metadata.resourceVersion);
   for (const server of servers) {
-    if (!(await eventually(async () => (await timed(server, 'GET', `${base}/counter`)).status === 200, 20_000))) {
+    if (!(await eventually(async () => (await through(server, 'GET', `${base}/counter`)).status === 200, 20_000))) {
       throw new Error(`${server.url} never saw ${ns}/counter`);
     }
   }
@@ -245,23 +245,22 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
   const refusedTokens = new Map<string, number>();
   const count = (status: number | string) => (statuses[status] = (statuses[status] ?? 0) + 1);
   const isOpen = (status: number) => status === 503 || status === 504;
+  /** Files the answer to write `id` through server `s`: acknowledged (`ok`), open (503, 504, no answer) or refused. */
+  const file = (s: number, id: string, res: TestResponse | undefined, ok: number, open: Set<string>, refused: Map<string, number>, acked: () => void) => {
+    count(res?.status ?? 'network');
+    if (res?.status === ok) {
+      ackTimes[s]!.push(Date.now());
+      acked();
+    } else if (!res || isOpen(res.status)) open.add(id);
+    else refused.set(id, res.status);
+  };
 
   const creator = async (s: number, w: number) => {
     const server = servers[s]!;
     for (let i = 0; running; i++) {
       const name = `s${s}-w${w}-${i}`;
-      try {
-        const res = await timed(server, 'POST', base, { metadata: { name }, data: { s: String(s), w: String(w) } });
-        count(res.status);
-        if (res.status === 201) {
-          ackTimes[s]!.push(Date.now());
-          ackedCreates.set(name, Number(res.json.metadata.resourceVersion));
-        } else if (isOpen(res.status)) openCreates.add(name);
-        else refusedCreates.set(name, res.status);
-      } catch {
-        count('network');
-        openCreates.add(name);
-      }
+      const res = await through(server, 'POST', base, { metadata: { name }, data: { s: String(s), w: String(w) } }).catch(() => undefined);
+      file(s, name, res, 201, openCreates, refusedCreates, () => ackedCreates.set(name, Number(res!.json.metadata.resourceVersion)));
       await sleep(25);
     }
   };
@@ -270,25 +269,19 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
     for (let i = 0; running; i++) {
       const token = `s${s}-${i}`;
       try {
-        const current = await timed(server, 'GET', `${base}/counter`);
+        const current = await through(server, 'GET', `${base}/counter`);
         if (current.status !== 200) {
           await sleep(25);
           continue;
         }
         const n = Number(current.json.data.n);
-        const res = await timed(server, 'PUT', `${base}/counter`, {
+        const res = await through(server, 'PUT', `${base}/counter`, {
           metadata: { name: 'counter', resourceVersion: current.json.metadata.resourceVersion },
           data: { n: String(n + 1), token },
-        });
-        count(res.status);
-        if (res.status === 200) {
-          ackTimes[s]!.push(Date.now());
-          ackedTokens.add(token);
-        } else if (isOpen(res.status)) openTokens.add(token);
-        else refusedTokens.set(token, res.status);
+        }).catch(() => undefined);
+        file(s, token, res, 200, openTokens, refusedTokens, () => ackedTokens.add(token));
       } catch {
-        count('network');
-        openTokens.add(token);
+        // the read failed: read again
       }
       await sleep(25);
     }
@@ -327,12 +320,12 @@ export async function runFault(rig: FaultRig, plan: FaultPlan): Promise<FaultRep
   // the highest revision in that list.
   const highest = Math.max(startRv, ...ackedCreates.values());
   for (const [s, server] of servers.entries()) {
-    const caughtUp = await eventually(async () => Number((await timed(server, 'GET', base)).json.metadata.resourceVersion) >= highest, 30_000);
+    const caughtUp = await eventually(async () => Number((await through(server, 'GET', base)).json.metadata.resourceVersion) >= highest, 30_000);
     if (!caughtUp) problems.push(`server ${s} never listed revision ${highest}`);
   }
   let lists: TestResponse[] = [];
   const converged = await eventually(async () => {
-    lists = await Promise.all(servers.map((server) => timed(server, 'GET', base)));
+    lists = await Promise.all(servers.map((server) => through(server, 'GET', base)));
     return lists.every((l) => isDeepStrictEqual(l.json.items, lists[0]!.json.items));
   }, 30_000);
   if (!converged) {
