@@ -284,7 +284,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const own = found !== undefined && found > sentAfter ? found : undefined;
       if (own !== undefined) return own;
       const current = (await members.run((m, deadline) => m.client.get(key).options(deadline).exec())).kvs[0];
-      return Promise.reject(conflict(op, current));
+      throw conflict(op, current);
     } catch (e) {
       throw e instanceof BackendConflict ? e : rejection(e, maybeApplied);
     }
