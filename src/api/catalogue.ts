@@ -16,6 +16,12 @@ export interface SubresourceDef {
   /** Kind of the object the subresource reads and writes (the parent's kind for status). */
   kind: string;
   verbs: Verb[];
+  /**
+   * Group and version of `kind` (Scale lives in autoscaling/v1 for replication controllers):
+   * discovery names them, or clients take the kind to be in the parent's group-version.
+   */
+  group?: string;
+  version?: string;
 }
 
 export interface ResourceDef {
@@ -59,8 +65,11 @@ interface Row {
   virtual?: boolean;
 }
 
-function sub(name: string, kind: string, verbs: Verb[]): SubresourceDef {
-  return { name, kind, verbs };
+/** `kindGroupVersion` (e.g. `autoscaling/v1`) where the kind is not in the parent's group-version. */
+function sub(name: string, kind: string, verbs: Verb[], kindGroupVersion?: string): SubresourceDef {
+  if (!kindGroupVersion) return { name, kind, verbs };
+  const [group, version] = kindGroupVersion.split('/') as [string, string];
+  return { name, kind, verbs, group, version };
 }
 
 /** rows per group-version; subresource names alone mean the status-like default (parent kind, get/patch/update). */
@@ -78,7 +87,7 @@ const table: Record<string, Row[]> = {
     { kind: 'PersistentVolume', scope: 'cluster', short: ['pv'], sub: ['status'] },
     { kind: 'Pod', short: ['po'], sub: ['status', sub('binding', 'Binding', ['create'])] },
     { kind: 'PodTemplate' },
-    { kind: 'ReplicationController', short: ['rc'], sub: ['status', sub('scale', 'Scale', STATUS)] },
+    { kind: 'ReplicationController', short: ['rc'], sub: ['status', sub('scale', 'Scale', STATUS, 'autoscaling/v1')] },
     { kind: 'ResourceQuota', short: ['quota'], sub: ['status'] },
     { kind: 'Secret' },
     { kind: 'ServiceAccount', short: ['sa'] },
@@ -91,13 +100,13 @@ const table: Record<string, Row[]> = {
     {
       kind: 'Deployment',
       short: ['deploy'],
-      sub: ['status', sub('scale', 'Scale', STATUS), sub('rollback', 'DeploymentRollback', ['create'])],
+      sub: ['status', sub('scale', 'Scale', STATUS, 'extensions/v1beta1'), sub('rollback', 'DeploymentRollback', ['create'])],
     },
     { kind: 'HorizontalPodAutoscaler', short: ['hpa'], sub: ['status'], storageGroup: 'autoscaling' },
     { kind: 'Ingress', plural: 'ingresses', short: ['ing'], sub: ['status'] },
     { kind: 'Job', sub: ['status'], storageGroup: 'batch' },
     { kind: 'NetworkPolicy', plural: 'networkpolicies', short: ['netpol'] },
-    { kind: 'ReplicaSet', short: ['rs'], sub: ['status', sub('scale', 'Scale', STATUS)] },
+    { kind: 'ReplicaSet', short: ['rs'], sub: ['status', sub('scale', 'Scale', STATUS, 'extensions/v1beta1')] },
     { kind: 'ThirdPartyResource', scope: 'cluster' },
   ],
   'authentication.platform.io/v1beta1': [{ kind: 'TokenReview', scope: 'cluster', verbs: ['create'], virtual: true }],

@@ -52,10 +52,20 @@ function isIp(host: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(':');
 }
 
+/** What an ASN.1 PrintableString may hold (X.680): no `@`, `_`, `*`, `&` or anything non-ASCII. */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+
+/**
+ * A subject attribute encoded as Go does: PrintableString when the value fits, UTF8String otherwise
+ * (forge writes PrintableString whatever the value, which every Go client refuses to parse).
+ */
+function nameAttr(shortName: 'O' | 'CN', value: string): forge.pki.CertificateField {
+  // (the typings call the field an asn1.Class; forge reads it as the value's asn1.Type)
+  return PRINTABLE.test(value) ? { shortName, value } : { shortName, value, valueTagClass: Number(forge.asn1.Type.UTF8) };
+}
+
 function subjectAttrs(cn: string, orgs: string[]): forge.pki.CertificateField[] {
-  const attrs: forge.pki.CertificateField[] = orgs.map((o) => ({ shortName: 'O', value: o }));
-  attrs.push({ shortName: 'CN', value: cn });
-  return attrs;
+  return [...orgs.map((o) => nameAttr('O', o)), nameAttr('CN', cn)];
 }
 
 function extensionsFor(opts: IssueOptions, issuerCert: forge.pki.Certificate | null): object[] {

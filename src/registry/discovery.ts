@@ -43,7 +43,9 @@ export function apiResourceList(cat: Catalogue, group: string, version: string) 
   for (const r of cat.inGroupVersion(group, version)) {
     resources.push(resourceEntry(r));
     for (const s of r.subresources) {
-      resources.push({ name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: [...s.verbs].sort() });
+      const row: Record<string, unknown> = { name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: [...s.verbs].sort() };
+      if (s.group !== undefined) Object.assign(row, { group: s.group, version: s.version });
+      resources.push(row);
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gvString(group, version), resources };

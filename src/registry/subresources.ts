@@ -108,7 +108,9 @@ function scaleHandler(registry: GenericRegistry, store: Store): SpecialHandler {
   return async (req, method) => {
     const def = req.def;
     const legacyMap = def.kind === 'ReplicationController';
-    const apiVersion = def.group === '' ? 'autoscaling/v1' : 'extensions/v1beta1';
+    // the Scale's own group-version, as the catalogue (and so discovery) names it
+    const scaleDef = def.subresources.find((s) => s.name === 'scale')!;
+    const apiVersion = `${scaleDef.group}/${scaleDef.version}`;
     const selfLink = `${req.def.group ? `/apis/${def.group}/${def.version}` : '/api/v1'}/namespaces/${req.namespace}/${def.plural}/${req.name}/scale`;
     const gr = { group: def.group, resource: `${def.plural}/scale` };
     const key = registry.keyOf(def, req.namespace, req.name);
@@ -128,7 +130,7 @@ function scaleHandler(registry: GenericRegistry, store: Store): SpecialHandler {
     checkBodyTarget(req, isPlainObject(scale.metadata) ? scale.metadata : {});
     // the Scale kind's rules: an int32, not negative
     const scaleErrs = strategyFor('Scale').validate?.({ ...scale, metadata: {} }, undefined) ?? [];
-    if (scaleErrs.length) throw errors.invalid(def.group ? 'extensions' : 'autoscaling', 'Scale', req.name, scaleErrs);
+    if (scaleErrs.length) throw errors.invalid(scaleDef.group!, 'Scale', req.name, scaleErrs);
     const spec = isPlainObject(scale.spec) ? scale.spec : {};
     const replicas = (spec.replicas as number | null | undefined) ?? 0;
     const meta = isPlainObject(scale.metadata) ? scale.metadata : {};

@@ -22,6 +22,21 @@ function listen(srv: http.Server | https.Server, port: number, host: string): Pr
   });
 }
 
+/**
+ * Idle keep-alive connections stay open 120 s. Long-lived API clients keep theirs 90 s (client-go's
+ * IdleConnTimeout); a server that closes them sooner (Node's default is 5 s) races a client's next
+ * request on the connection into ECONNRESET. The headers timeout stays at 60 s: it only runs while a
+ * request's headers are arriving, never on an idle connection, so it bounds slow senders alone.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 120_000;
+const HEADERS_TIMEOUT_MS = 60_000;
+
+function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
+  srv.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  srv.headersTimeout = HEADERS_TIMEOUT_MS;
+  return srv;
+}
+
 function bracket(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -47,7 +62,7 @@ export async function startListeners(callback: http.RequestListener, options: Se
   };
   try {
     if (options.insecurePort !== undefined) {
-      const srv = http.createServer(callback);
+      const srv = withTimeouts(http.createServer(callback));
       servers.push(srv);
       await listen(srv, options.insecurePort, options.insecureBindAddress);
       const port = (srv.address() as AddressInfo).port;
@@ -63,7 +78,7 @@ export async function startListeners(callback: http.RequestListener, options: Se
       }
       // offer both client CAs: Go clients only present a certificate whose issuer the server names
       const clientCaFiles = [options.clientCaFile, options.requestheaderClientCaFile].filter((f): f is string => !!f);
-      const srv = https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback);
+      const srv = withTimeouts(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback));
       servers.push(srv);
       await listen(srv, options.securePort, options.bindAddress);
       const port = (srv.address() as AddressInfo).port;

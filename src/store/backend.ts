@@ -36,11 +36,12 @@ export class BackendConflict extends Error {
 export class BackendExpired extends Error {}
 
 /**
- * The backend refused a write it was able to judge: the object is larger than it stores, or the
- * storage cannot be reached right now (the write may or may not have happened; reading tells).
+ * The backend could not take a write: the object is larger than it stores ('too-large'), the
+ * storage cannot be reached right now and the write was not applied ('unavailable'), or the storage
+ * did not answer in time and the write may or may not have been applied ('timeout'; reading tells).
  */
 export class BackendRejected extends Error {
-  constructor(readonly kind: 'too-large' | 'unavailable', message: string) {
+  constructor(readonly kind: 'too-large' | 'unavailable' | 'timeout', message: string) {
     super(message);
   }
 }

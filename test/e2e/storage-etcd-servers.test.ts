@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { startEtcd, type EtcdCluster, type EtcdMember } from '../helpers/etcd.ts';
+import { etcdLeader, startEtcd, type EtcdCluster } from '../helpers/etcd.ts';
 import { openWatch, startServeProcess, writeServiceAccountKey, type ServeProcess } from '../helpers/process-server.ts';
 
 const PATH = '/api/v1/namespaces/default/configmaps';
@@ -41,21 +41,6 @@ async function twoServers(etcd: EtcdCluster, endpointsB = etcd.endpoints): Promi
   const a = await startServeProcess({ args: etcdFlags(etcd.endpoints) });
   const b = await startServeProcess({ args: etcdFlags(endpointsB) });
   return [a, b];
-}
-
-/** The member that currently leads the etcd cluster (from etcd's JSON gateway). */
-async function etcdLeader(etcd: EtcdCluster): Promise<EtcdMember> {
-  const ids = new Map<string, EtcdMember>();
-  let leader = '';
-  for (const member of etcd.members) {
-    const res = await fetch(`${member.clientUrl}/v3/maintenance/status`, { method: 'POST', body: '{}' });
-    const status = (await res.json()) as { header: { member_id: string }; leader: string };
-    ids.set(status.header.member_id, member);
-    leader ||= status.leader;
-  }
-  const member = ids.get(leader);
-  if (!member) throw new Error(`etcd reports leader ${leader}, not one of the members`);
-  return member;
 }
 
 async function stopAll(servers: (ServeProcess | undefined)[], etcd: EtcdCluster | undefined): Promise<void> {

@@ -19,6 +19,10 @@ export interface EtcdMember {
   stop(): Promise<void>;
   /** Starts a stopped member again on its data dir and ports; resolves once it is healthy. */
   restart(): Promise<void>;
+  /** Freezes the running member (SIGSTOP): its sockets stay open but it answers nothing. */
+  pause(): void;
+  /** Lets a paused member run again (SIGCONT). */
+  resume(): void;
 }
 
 /** PEM files of a TLS etcd: its CA, and a client certificate it accepts. */
@@ -207,6 +211,8 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
         current = launch(args); // an existing data dir makes etcd ignore the --initial-* flags
         await waitHealthy(spec.clientUrl, current.child, current.output, 20_000, pki?.client);
       },
+      pause: () => void current.child.kill('SIGSTOP'),
+      resume: () => void current.child.kill('SIGCONT'),
     };
     return { member, ...current };
   });
@@ -223,4 +229,19 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
     throw error;
   }
   return { endpoints: started.map((s) => s.member.clientUrl), tls: pki?.client, members: started.map((s) => s.member), stop };
+}
+
+/** The member that currently leads a plain-HTTP cluster (from etcd's JSON gateway; every member must answer). */
+export async function etcdLeader(etcd: EtcdCluster): Promise<EtcdMember> {
+  const ids = new Map<string, EtcdMember>();
+  let leader = '';
+  for (const member of etcd.members) {
+    const res = await fetch(`${member.clientUrl}/v3/maintenance/status`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(5_000) });
+    const status = (await res.json()) as { header: { member_id: string }; leader: string };
+    ids.set(status.header.member_id, member);
+    leader ||= status.leader;
+  }
+  const member = ids.get(leader);
+  if (!member) throw new Error(`etcd reports leader ${leader}, not one of the members`);
+  return member;
 }

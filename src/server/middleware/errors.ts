@@ -37,7 +37,8 @@ function detailText(detail: unknown): string {
 /**
  * Outermost: every failure below becomes a Status object. Unknown errors are 500s whose body names
  * only a correlation id; the detail goes to the log under that id (without credentials). Storage
- * outages are 503s in our own words, their cause logged the same way.
+ * outages are 503s (504s when a write may have been applied) in our own words, their cause logged
+ * the same way.
  */
 export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => void): Koa.Middleware {
   return async (ctx, next) => {
@@ -52,10 +53,11 @@ export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => voi
         // the storage watch fell behind a compaction: this server cannot write consistently any more
         err = withDetail((id) => `storage is unavailable: the storage watch ended (correlation id ${id}); restart the server to reload its state`, (m) => errors.serviceUnavailable(m), e);
       } else if (e instanceof BackendRejected) {
-        err =
-          e.kind === 'too-large'
-            ? errors.tooLarge(e.message)
-            : withDetail((id) => `storage is unavailable: the storage backend did not answer (correlation id ${id})`, (m) => errors.serviceUnavailable(m, 1), e);
+        if (e.kind === 'too-large') err = errors.tooLarge(e.message);
+        // the write may have been applied: a timeout, never a failure
+        else if (e.kind === 'timeout') {
+          err = withDetail((id) => `storage did not answer in time; the write may or may not have been applied (correlation id ${id})`, (m) => errors.timeout(m, 1), e);
+        } else err = withDetail((id) => `storage is unavailable: the storage backend did not answer (correlation id ${id})`, (m) => errors.serviceUnavailable(m, 1), e);
       } else {
         err = errors.internal(e);
       }

@@ -2,22 +2,25 @@
 // state and events come from ONE etcd watch on the prefix, so every Portcullis
 // server on the same etcd sees every change, in revision order. `commit()` resolves only once the
 // watch has delivered (and this backend emitted) the event of its own revision.
+//
+// While a majority of the members answers, no request waits on one that does not (etcd-members.ts):
+// calls carry deadlines and go to another member when one misses its deadline, and the watch moves
+// to another member, from the last revision it emitted, when its member stops answering or falls
+// behind this server's own commits.
 import type { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import {
   CompareResult,
   CompareTarget,
-  Etcd3,
   GRPCDeadlineExceededError,
-  GRPCUnavailableError,
   Range,
-  type CallContext,
+  type Etcd3,
   type ICompare,
   type IKeyValue,
-  type IOptions,
   type IRequestOp,
   type ITxnRequest,
+  type ITxnResponse,
   type IWatchResponse,
   type Watcher,
 } from 'etcd3';
@@ -34,6 +37,7 @@ import {
 } from '../backend.ts';
 import { deepFreeze, describeKey, withoutRevision, withRevision } from './committed.ts';
 import { etcdKey, parseEtcdKey } from './etcd-keys.ts';
+import { classify, createEtcdMembers, type CallFailure, type ClientOptions, type EtcdMember } from './etcd-members.ts';
 import { asStoredObject, parseJson, SKIPPED_AT_LOAD, skippedRecordMessage, type Decoded } from './stored-record.ts';
 
 export interface EtcdBackendOptions {
@@ -60,6 +64,9 @@ const SNAPSHOT_PAGE = 1000;
  * of two.
  */
 const RECENT_EVENTS = 1024;
+/** How often the watch is checked, and how long it may stay silent before its member is probed. */
+const WATCHDOG_EVERY_MS = 100;
+const WATCH_SILENCE_MS = 300;
 
 /** A write of this server between its transaction and its watch event. */
 interface InFlightWrite {
@@ -75,14 +82,30 @@ interface InFlightWrite {
 interface Waiter {
   resolve: (event: StoreEvent) => void;
   reject: (error: Error) => void;
+  /** When the commit started waiting for the watch. */
+  since: number;
+}
+
+/** etcd cancelled a watch (its start revision was compacted): it cannot be resumed anywhere. */
+class WatchCancelled extends Error {}
+
+interface WatchOn {
+  member: EtcdMember;
+  client: Etcd3;
+  watcher: Watcher;
 }
 
 export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   const prefix = (options.prefix ?? '/registry').replace(/\/+$/, '');
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
-  const retryLog = createRetryLog();
-  const client = new Etcd3({ ...clientOptions(options), defaultCallOptions: retryLog.callOptions });
-  let watcher: Watcher | undefined;
+  const members = createEtcdMembers(options.endpoints, clientOptions(options));
+  /** The watch of the prefix, the member it runs on and its own client there. */
+  let watch: WatchOn | undefined;
+  let moving = false;
+  let lastMove = 0;
+  let lastWatchResponse = Date.now();
+  let probingWatch = false;
+  let closed = false;
   let emit: ((events: StoreEvent[]) => void) | undefined;
   /** The highest revision whose events were emitted; the watch resumes after it. */
   let emittedRevision = 0;
@@ -91,6 +114,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   const recent = new Array<StoreEvent | undefined>(RECENT_EVENTS);
   /** The current object of every etcd key under the prefix, as of `emittedRevision`. */
   const latestByKey = new Map<string, ApiObject>();
+
   /**
    * The mod revision of every key of this layout whose value does not decode, as of
    * `emittedRevision`. Such a key is not served; a create of its object replaces the value.
@@ -113,6 +137,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     object.metadata = { ...object.metadata, resourceVersion: String(revision) };
     return deepFreeze(object);
   }
+
 
   /**
    * This server's latest write in flight per etcd key. When the watch brings it back (a put with the
@@ -179,6 +204,7 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
   }
 
   function onWatchResponse(res: IWatchResponse): void {
+    lastWatchResponse = Date.now();
     const events: StoreEvent[] = [];
     let highest = emittedRevision;
     for (const e of res.events) {
@@ -219,74 +245,96 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const event = recent[revision & (RECENT_EVENTS - 1)];
       return Promise.resolve(event?.revision === revision ? event : fallback());
     }
-    return new Promise((resolve, reject) => waiters.set(revision, { resolve, reject }));
+    return new Promise((resolve, reject) => waiters.set(revision, { resolve, reject, since: Date.now() }));
   }
 
   /**
-   * After a failed compare: the revision of this write's own earlier attempt if etcd3 retried it (see
-   * below), otherwise the BackendConflict the compare means.
+   * Sends a guarded transaction until a member answers it, to the next member when one does not
+   * answer in time. Repeating it is safe: its guard (create revision 0, or the mod revision read)
+   * holds for at most one attempt, so however many attempts reach etcd the write is applied at most
+   * once. Also says whether an attempt may have been applied without an answer, and the revision
+   * emitted before the first left, for the caller to settle a failed compare.
+   */
+  async function sendTxn(request: ITxnRequest): Promise<{ res: ITxnResponse; maybeApplied: boolean; sentAfter: number }> {
+    const sentAfter = emittedRevision;
+    const failures: CallFailure[] = [];
+    const maybeApplied = () => failures.some((f) => f.maybeApplied);
+    try {
+      const res = await members.run((m, deadline) => m.client.kv.txn(request, deadline), { failures });
+      return { res, maybeApplied: maybeApplied(), sentAfter };
+    } catch (e) {
+      throw rejection(e, maybeApplied());
+    }
+  }
+
+  /**
+   * After a failed compare: the revision at which an earlier attempt of this same write was applied
+   * (when one may have been, its answer lost), otherwise the BackendConflict the compare means.
    */
   async function earlierAttemptOrConflict(
     op: WriteOp,
     key: string,
     value: Buffer | undefined,
-    retriesBefore: number,
-    replaces: number | undefined,
+    { maybeApplied, sentAfter, replaces }: { maybeApplied: boolean; sentAfter: number; replaces: number | undefined },
+    comparedAt: number,
   ): Promise<number> {
-    const current = (await client.get(key).exec()).kvs[0];
-    const own = retryLog.retries(key) > retriesBefore ? await ownEarlierAttempt(op, key, value, current, replaces) : undefined;
-    if (own === undefined) throw conflict(op, current);
-    return own;
+    try {
+      const found = maybeApplied ? await ownEarlierAttempt(op, key, value, op.op === 'create' ? replaces : op.expectRevision, comparedAt) : undefined;
+      // a change this server had emitted before the first attempt left is someone else's, whatever its bytes
+      const own = found !== undefined && found > sentAfter ? found : undefined;
+      if (own !== undefined) return own;
+      const current = (await members.run((m, deadline) => m.client.get(key).options(deadline).exec())).kvs[0];
+      throw conflict(op, current);
+    } catch (e) {
+      throw e instanceof BackendConflict ? e : rejection(e, maybeApplied);
+    }
   }
 
   /**
-   * etcd3 retries a call whose connection failed (e.g. a member stopped), so a transaction may
-   * have been applied by an earlier attempt whose response was lost, and the retry then fails its
-   * own precondition. Only after such a retry, recognise that case and return the revision the
-   * earlier attempt committed:
-   * the key holds exactly our bytes (create, update), or the key was deleted by the one delete that
-   * could match `expectRevision`. (`replaces`: the mod revision of the undecodable value a create
-   * compared, which makes it an update of that value here.)
+   * The revision at which an earlier attempt of this write was applied, if one was. A guarded write
+   * can only be applied as the first change to its key after the revision it expects (`expected`:
+   * an update's or delete's, or the undecodable value a create replaces), or as the put that creates
+   * the key (a plain create); and the compare that failed at `comparedAt` means no attempt can be
+   * applied after that. So a put was applied if that first change put our bytes; a delete, if it
+   * deleted the key; a plain create, if the put that created the key as it stood at `comparedAt`
+   * wrote our bytes. Rejects when etcd's history cannot tell (compacted, or no member answers): the
+   * outcome stays open.
    */
-  async function ownEarlierAttempt(
-    op: WriteOp,
-    key: string,
-    value: Buffer | undefined,
-    current: IKeyValue | undefined,
-    replaces: number | undefined,
-  ): Promise<number | undefined> {
-    if (op.op === 'create' || op.op === 'update') {
-      if (!current || value === undefined || !current.value.equals(value)) return undefined;
-      const compared = op.op === 'update' ? op.expectRevision : replaces;
-      if (compared === undefined && current.create_revision !== current.mod_revision) return undefined;
-      if (compared !== undefined && Number(current.mod_revision) <= compared) return undefined;
-      return Number(current.mod_revision);
+  async function ownEarlierAttempt(op: WriteOp, key: string, value: Buffer | undefined, expected: number | undefined, comparedAt: number): Promise<number | undefined> {
+    if (expected === undefined) {
+      const created = Number((await keyAt(key, comparedAt))?.create_revision ?? 0);
+      if (!created) return undefined;
+      return value !== undefined && (await keyAt(key, created))?.value.equals(value) ? created : undefined;
     }
-    if (current) return undefined;
-    // The key is gone: find the change right after the revision the caller read.
-    const history = await client
-      .getAll()
-      .inRange(new Range(key, `${key}\0`))
-      .revision(op.expectRevision)
-      .exec()
-      .catch(() => undefined);
-    if (Number(history?.kvs[0]?.mod_revision) !== op.expectRevision) return undefined;
-    return deletionAfter(key, op.expectRevision);
+    const change = await firstChangeAfter(key, expected, comparedAt);
+    if (!change) return undefined;
+    if (op.op === 'delete') return change.kv ? undefined : change.revision;
+    return change.kv && value?.equals(change.kv.value) ? change.revision : undefined;
   }
 
-  /** The revision of the first change to `key` after `revision`, if that change is a delete. */
-  async function deletionAfter(key: string, revision: number): Promise<number | undefined> {
-    const probe = await client.watch().key(key).startRevision(String(revision + 1)).create();
-    try {
-      const first = await Promise.race([
-        new Promise<IWatchResponse>((resolve) => probe.once('data', resolve)),
-        new Promise<undefined>((resolve) => setTimeout(resolve, 2_000)),
-      ]);
-      const change = first?.events[0];
-      return change?.type === 'Delete' ? Number(change.kv.mod_revision) : undefined;
-    } finally {
-      await probe.cancel().catch(() => undefined);
+  /** `key` as it stood at `revision` (undefined: absent), from a member that answers. */
+  async function keyAt(key: string, revision: number): Promise<IKeyValue | undefined> {
+    return (await members.run((m, deadline) => m.client.get(key).revision(revision).options(deadline).exec())).kvs[0];
+  }
+
+  /**
+   * The first change to `key` after `revision` and the key after it (undefined: deleted), found by
+   * bisecting its history up to `upTo`: the key keeps mod revision `revision` until that change and
+   * not from it on. Undefined if the key did not stand at `revision` then, or has not changed since.
+   */
+  async function firstChangeAfter(key: string, revision: number, upTo: number): Promise<{ revision: number; kv: IKeyValue | undefined } | undefined> {
+    const unchanged = (kv: IKeyValue | undefined) => Number(kv?.mod_revision ?? 0) === revision;
+    let changed = await keyAt(key, upTo);
+    if (unchanged(changed) || !unchanged(await keyAt(key, revision))) return undefined;
+    let low = revision;
+    let high = upTo;
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      const kv = await keyAt(key, mid);
+      if (unchanged(kv)) low = mid;
+      else [high, changed] = [mid, kv];
     }
+    return { revision: high, kv: changed };
   }
 
   async function loadSnapshot(): Promise<BackendSnapshot> {
@@ -296,9 +344,11 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     let start: Buffer = whole.start;
     for (;;) {
       // Every page reads at the first page's revision, so the snapshot is one consistent point.
-      let query = client.getAll().inRange(new Range(start, whole.end)).limit(SNAPSHOT_PAGE);
-      if (revision !== undefined) query = query.revision(revision);
-      const page = await query.exec();
+      const page = await members.run((m, deadline) => {
+        let query = m.client.getAll().inRange(new Range(start, whole.end)).limit(SNAPSHOT_PAGE).options(deadline);
+        if (revision !== undefined) query = query.revision(revision);
+        return query.exec();
+      });
       revision ??= Number(page.header.revision);
       for (const kv of page.kvs) {
         const rawKey = kv.key.toString('utf8');
@@ -315,20 +365,128 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     return { revision, objects };
   }
 
-  async function startWatch(fromRevision: number): Promise<Watcher> {
-    const w = await client.watch().prefix(`${prefix}/`).startRevision(String(fromRevision)).create();
-    w.on('data', onWatchResponse);
-    // etcd3 resumes from the last response header + 1, which can skip events still unsent at a
-    // disconnect; resume after the last revision actually emitted instead.
-    // ('connecting' passes the create request about to be sent; the typings omit the event.)
-    const events: EventEmitter = w;
-    events.on('connecting', (request: { start_revision?: string }) => {
-      request.start_revision = String(emittedRevision + 1);
+  /** A watch of the prefix on `member` from `fromRevision`; rejects if the member does not start it in time. */
+  function watchOn(member: EtcdMember, fromRevision: number): Promise<WatchOn> {
+    const client = member.watchClient();
+    const watcher = client.watch().prefix(`${prefix}/`).startRevision(String(fromRevision)).watcher();
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        retire({ member, client, watcher });
+        reject(error);
+      };
+      // etcd cancels a watch whose start revision was compacted
+      const onCancelled = (error: Error) => fail(new WatchCancelled(error.message || 'cancelled'));
+      const timer = setTimeout(() => fail(new GRPCDeadlineExceededError(`${member.endpoint} did not start a watch in time`)), members.attemptMs(1));
+      watcher.once('connected', () => {
+        clearTimeout(timer);
+        watcher.off('error', onCancelled);
+        resolve({ member, client, watcher });
+      });
+      watcher.once('error', onCancelled);
     });
-    // A cancelled watch (compacted start revision, or etcd's own cancel) cannot be resumed.
-    w.on('error', (error: Error) => expire(error.message || 'cancelled'));
-    return w;
   }
+
+  /** Drops a watch this backend no longer reads (its events would only repeat ones emitted), at once. */
+  function retire({ client, watcher }: WatchOn): void {
+    watcher.removeAllListeners();
+    watcher.on('error', () => undefined);
+    // detached first, so etcd3 does not reconnect it through the closed client
+    void watcher.cancel().catch(() => undefined);
+    client.close();
+  }
+
+  /**
+   * etcd3 resumes a broken watch from the last response header + 1, which can skip events still
+   * unsent at a disconnect; resume after the last revision actually emitted instead. ('connecting'
+   * passes the create request about to be sent; the typings omit the event.)
+   */
+  function resumeAfterEmitted(request: { start_revision?: string }): void {
+    request.start_revision = String(emittedRevision + 1);
+  }
+
+  /**
+   * Starts the watch, from the revision after the last one emitted, on the first member that starts
+   * it, other than `avoid` (the member it leaves, where etcd3 keeps reconnecting it meanwhile). A
+   * cancelled watch (compacted start revision, or etcd's own cancel) cannot be resumed anywhere and
+   * expires the backend.
+   */
+  async function startWatch(avoid?: EtcdMember): Promise<void> {
+    const first = members.pick(avoid);
+    const order = [first, ...members.all.filter((m) => m !== first)].filter((m) => m !== avoid);
+    let lastError: unknown;
+    for (const member of order) {
+      let started: WatchOn;
+      try {
+        started = await watchOn(member, emittedRevision + 1);
+      } catch (e) {
+        if (e instanceof WatchCancelled) return expire(e.message);
+        members.failed(member, e);
+        lastError = e;
+        continue;
+      }
+      if (closed) return retire(started);
+      const w = started.watcher;
+      w.on('data', onWatchResponse);
+      w.on('error', (error: Error) => expire(error.message || 'cancelled'));
+      w.on('disconnected', () => void moveWatch());
+      (w as EventEmitter).on('connecting', resumeAfterEmitted);
+      const previous = watch;
+      watch = started;
+      lastWatchResponse = Date.now();
+      if (previous) retire(previous);
+      return;
+    }
+    throw lastError ?? new Error('no other etcd member to watch on');
+  }
+
+  /** Moves the watch off its member (stuck, gone, or behind); the watchdog tries again if no member takes it. */
+  async function moveWatch(): Promise<void> {
+    if (moving || !watch || expired || closed) return;
+    moving = true;
+    lastMove = Date.now();
+    try {
+      await startWatch(watch.member);
+    } catch {
+      // no member started it: the next watchdog round tries again
+    } finally {
+      moving = false;
+    }
+  }
+
+  /**
+   * Every WATCHDOG_EVERY_MS: a commit waiting for its event well past what calls take means the
+   * watch's member is stuck or behind, so the watch moves; a watch silent for WATCH_SILENCE_MS has
+   * its member probed (a paused member keeps its connections open and answers nothing).
+   */
+  function watchdog(): void {
+    if (!watch || moving || expired || closed) return;
+    const now = Date.now();
+    let oldest = now;
+    for (const waiter of waiters.values()) oldest = Math.min(oldest, waiter.since);
+    const patience = members.staleMs();
+    if (now - oldest > patience && now - lastMove > 2 * patience) return void moveWatch();
+    if (now - lastWatchResponse > WATCH_SILENCE_MS && !probingWatch) {
+      probingWatch = true;
+      const { member } = watch;
+      const t0 = Date.now();
+      member.client.maintenance
+        .status({ deadline: t0 + patience }) // answered by the member itself, at once
+        .then(
+          () => members.succeeded(member, Date.now() - t0),
+          (e: unknown) => members.failed(member, e),
+        )
+        .finally(() => {
+          probingWatch = false;
+          lastWatchResponse = Math.max(lastWatchResponse, Date.now() - WATCH_SILENCE_MS / 2);
+        });
+    }
+  }
+  const watchdogTimer = setInterval(watchdog, WATCHDOG_EVERY_MS);
+  watchdogTimer.unref();
+  members.onSuspect((member) => {
+    if (watch?.member === member) void moveWatch();
+  });
 
   return {
     name: 'etcd',
@@ -338,17 +496,19 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
         const snapshot = await loadSnapshot();
         emittedRevision = snapshot.revision;
         emit = onEvent;
-        watcher = await startWatch(snapshot.revision + 1);
+        await startWatch();
+        if (!watch) throw expired ?? new Error('the watch did not start');
         return snapshot;
       } catch (e) {
-        client.close();
+        clearInterval(watchdogTimer);
+        members.close();
         const reason = e instanceof Error ? e.message : String(e);
         throw new Error(`cannot load the state from etcd at ${options.endpoints.join(',')} (prefix ${prefix}): ${reason}`);
       }
     },
 
     async commit(op: WriteOp): Promise<StoreEvent> {
-      if (!watcher) throw new Error('etcd backend: commit() before open()');
+      if (!watch) throw new Error('etcd backend: commit() before open()');
       if (expired) throw expired;
       const key = etcdKey(prefix, op.key);
       const keyBytes = Buffer.from(key);
@@ -369,20 +529,19 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       const write: IRequestOp =
         op.op === 'delete' ? { request_delete_range: { key: keyBytes } } : { request_put: { key: keyBytes, value } };
       const request: ITxnRequest = { compare: [compare], success: [write], failure: [] };
-      const retriesBefore = retryLog.retries(key);
       const record: InFlightWrite = { key: op.key, value, object: op.op !== 'delete' && Object.isFrozen(op.object) ? op.object : undefined };
       inFlight.set(key, record);
-      let res;
+      let sent;
       try {
-        res = await client.kv.txn(request);
+        sent = await sendTxn(request);
       } catch (e) {
         settle(key, record);
-        throw rejection(e);
+        throw e;
       }
-      let revision = Number(res.header.revision);
-      if (!res.succeeded) {
+      let revision = Number(sent.res.header.revision);
+      if (!sent.res.succeeded) {
         settle(key, record);
-        revision = await earlierAttemptOrConflict(op, key, value, retriesBefore, replaces).catch((e: unknown) => Promise.reject(rejection(e)));
+        revision = await earlierAttemptOrConflict(op, key, value, { ...sent, replaces }, revision);
       }
       if (record.event?.revision === revision) return record.event;
       try {
@@ -393,13 +552,14 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
     },
 
     async close(): Promise<void> {
+      closed = true;
+      clearInterval(watchdogTimer);
       emit = undefined;
-      const w = watcher;
-      watcher = undefined;
+      if (watch) retire(watch);
+      watch = undefined;
       for (const waiter of waiters.values()) waiter.reject(new Error('etcd backend closed'));
       waiters.clear();
-      await w?.cancel().catch(() => undefined);
-      client.close();
+      members.close();
     },
   };
 }
@@ -436,39 +596,32 @@ function conflict(op: WriteOp, current: IKeyValue | undefined): BackendConflict 
   return new BackendConflict('modified', `${describeKey(op.key)} was modified (expected revision ${op.expectRevision})`);
 }
 
-function clientOptions(options: EtcdBackendOptions): IOptions {
+function clientOptions(options: EtcdBackendOptions): ClientOptions {
   const tls = options.tls;
   return {
-    hosts: options.endpoints,
-    dialTimeout: 5_000,
     credentials: tls && {
       rootCertificate: tls.caFile ? readPem(tls.caFile, '--etcd-cafile') : Buffer.from(rootCertificates.join('\n')),
       certChain: tls.certFile ? readPem(tls.certFile, '--etcd-certfile') : undefined,
       privateKey: tls.keyFile ? readPem(tls.keyFile, '--etcd-keyfile') : undefined,
     },
-    // Reconnect a broken watch quickly (e.g. to another member when one stops).
-    faultHandling: { watchBackoff: doublingBackoff(50, 1_000) },
   };
 }
 
 /**
  * What an etcd call's failure means to the API: a value over etcd's request limit (`etcdserver:
- * request is too large`, or over its gRPC message limit) is the client's too-large object; etcd
- * unreachable (after etcd3's retries, or while its circuit breaker is open), too slow, or without
- * quorum is a storage outage the client may retry. Anything else stays as it is.
+ * request is too large`, or over its gRPC message limit) is the client's too-large object. etcd
+ * not answering, or answering that it has no quorum or leader, is a storage outage the client may
+ * retry: 'timeout' when a write may have been applied all the same (`maybeApplied`), else
+ * 'unavailable'. Anything else stays as it is.
  */
-function rejection(e: unknown): unknown {
-  if (!(e instanceof Error)) return e;
+function rejection(e: unknown, maybeApplied = false): unknown {
+  if (!(e instanceof Error) || e instanceof BackendRejected || e instanceof BackendConflict) return e;
   if (/request is too large|larger than max/.test(e.message)) {
     return new BackendRejected('too-large', 'the object is larger than etcd accepts (etcd --max-request-bytes)');
   }
-  const unreachable = e instanceof GRPCUnavailableError || e instanceof GRPCDeadlineExceededError;
-  const breakerOpen = e.constructor.name === 'BrokenCircuitError' || /circuit breaker is open/.test(e.message);
-  // etcd's own answers while it has no quorum or leader, or sheds load
-  const noQuorum = /etcdserver: (request timed out|leader changed|no leader|too many requests|server stopped)|context deadline exceeded/.test(e.message);
-  if (unreachable || breakerOpen || noQuorum) {
-    return new BackendRejected('unavailable', `etcd did not answer (${e.message.split('\n')[0]})`);
-  }
+  const reason = e.message.split('\n')[0];
+  if (maybeApplied) return new BackendRejected('timeout', `etcd did not answer (${reason}); the write may or may not have been applied`);
+  if (classify(e).retryable) return new BackendRejected('unavailable', `etcd did not answer (${reason})`);
   return e;
 }
 
@@ -479,34 +632,4 @@ function readPem(file: string, flag: string): Buffer {
   } catch (e) {
     throw new Error(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-}
-
-type CallOptionsHook = Extract<NonNullable<IOptions['defaultCallOptions']>, (context: CallContext) => unknown>;
-
-/**
- * Notices transactions that etcd3 sent more than once: its call-options hook runs once per attempt
- * with the same request object. Counted per etcd key.
- */
-function createRetryLog(): { callOptions: CallOptionsHook; retries: (key: string) => number } {
-  const attempts = new WeakMap<object, number>();
-  const retried = new Map<string, number>();
-  return {
-    callOptions: (context) => {
-      if (context.method === 'txn') {
-        const n = (attempts.get(context.params) ?? 0) + 1;
-        attempts.set(context.params, n);
-        const key = context.params.compare?.[0]?.key?.toString('utf8');
-        if (n > 1 && key) retried.set(key, (retried.get(key) ?? 0) + 1);
-      }
-      return {};
-    },
-    retries: (key) => retried.get(key) ?? 0,
-  };
-}
-
-type WatchBackoff = NonNullable<NonNullable<IOptions['faultHandling']>['watchBackoff']>;
-
-/** 50 ms, 100 ms, … capped: etcd3's default grows to 30 s, too slow to follow a member failover. */
-function doublingBackoff(delay: number, max: number): WatchBackoff {
-  return { duration: delay, next: () => doublingBackoff(Math.min(delay * 2, max), max) };
 }
