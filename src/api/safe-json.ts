@@ -86,4 +86,14 @@ export function parseJson(text: string): JsonValue {
   return JSON.parse(text) as JsonValue;
 }
 
+/**
+ * A wire value for an error message, bounded: strings as they are, anything else as JSON. Never
+ * String(v) or a template literal of an object: its own `toString` key (a number, a map) makes that a
+ * TypeError, that is a 500.
+ */
+export function wireText(v: unknown, max = 200): string {
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? typeof v);
+  return s.length > max ? `${s.slice(0, max)}...` : s;
+}
+
 export type { JsonObject, JsonValue };

@@ -4,6 +4,7 @@ import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { strategyFor } from '../api/strategies.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
+import { wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 import type { UserInfo } from '../authn/types.ts';
@@ -160,10 +161,10 @@ export class GenericRegistry {
     const body = this.decodeBody(req) as Mutable;
     const meta = body.metadata;
     if (meta.name && meta.name !== req.name) {
-      throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${req.name})`);
+      throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
     }
     if (req.def.namespaced && meta.namespace && meta.namespace !== req.namespace) {
-      throw errors.badRequest(`the namespace of the object (${meta.namespace}) does not match the namespace on the request (${req.namespace})`);
+      throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
     }
     meta.name = req.name;
     const precondition = parseResourceVersion(meta.resourceVersion);
@@ -246,12 +247,12 @@ export class GenericRegistry {
         if (meta.resourceVersion !== undefined && meta.resourceVersion !== current!.metadata.resourceVersion) {
           throw errors.optimisticLock(this.gr(req.def), req.name);
         }
-        if (meta.name !== req.name) throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`);
+        if (meta.name !== req.name) throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
         if (req.def.namespaced && meta.namespace !== req.namespace) {
-          throw errors.badRequest(`the namespace of the object (${String(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
+          throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
         }
         if (patched.apiVersion !== served.apiVersion || patched.kind !== served.kind) {
-          throw errors.badRequest(`the patch may not change apiVersion or kind (${String(patched.apiVersion)}, ${String(patched.kind)})`);
+          throw errors.badRequest(`the patch may not change apiVersion or kind (${wireText(patched.apiVersion)}, ${wireText(patched.kind)})`);
         }
         patched.apiVersion = current!.apiVersion;
         return this.mergeForUpdate(req, patched, current);
@@ -416,7 +417,7 @@ export class GenericRegistry {
     const obj = mutableCopy(body) as Mutable;
     const want = apiVersionOf(req.def);
     if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${want})`);
+      throw errors.badRequest(`the API version in the data (${wireText(obj.apiVersion)}) does not match the expected API version (${want})`);
     }
     if (expectKind && obj.kind !== undefined && obj.kind !== expectKind) {
       throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind}): kind ${JSON.stringify(obj.kind)}`);

@@ -1,3 +1,4 @@
+import { wireText } from '../api/safe-json.ts';
 import { isPlainObject, type JsonObject } from '../api/object.ts';
 import { apiVersionOf } from '../api/catalogue.ts';
 import type { Authorizer } from '../authz/types.ts';
@@ -17,7 +18,7 @@ function reviewBody(req: RestRequest): JsonObject {
   if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${req.def.kind}): expected a JSON object`);
   const want = apiVersionOf(req.def);
   if (body.apiVersion !== undefined && body.apiVersion !== want) {
-    throw errors.badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${want})`);
+    throw errors.badRequest(`the API version in the data (${wireText(body.apiVersion)}) does not match the expected API version (${want})`);
   }
   if (body.kind !== undefined && body.kind !== req.def.kind) {
     throw errors.badRequest(`the object provided is unrecognized (must be of type ${req.def.kind}): kind ${JSON.stringify(body.kind)}`);

@@ -1,3 +1,4 @@
+import { wireText } from '../api/safe-json.ts';
 import { isPlainObject, type ApiObject, type JsonObject } from '../api/object.ts';
 import type { Catalogue } from '../api/catalogue.ts';
 import { labelSelectorFromObject, labelSelectorFromSet } from '../api/selectors/label.ts';
@@ -23,10 +24,10 @@ type Mutable = ApiObject & JsonObject;
  */
 function checkBodyTarget(req: RestRequest, meta: JsonObject): void {
   if (req.name && meta.name !== undefined && meta.name !== '' && meta.name !== req.name) {
-    throw errors.badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`);
+    throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
   }
   if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== req.namespace) {
-    throw errors.badRequest(`the namespace of the object (${String(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
+    throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
   }
 }
 
@@ -54,7 +55,7 @@ function bindingHandler(registry: GenericRegistry, cat: Catalogue): SpecialHandl
       const pod = mutableCopy(current!) as Mutable;
       const spec = (pod.spec ?? {}) as JsonObject;
       if (pod.metadata.deletionTimestamp) throw errors.conflict(bindingGr, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
-      if (spec.nodeName) throw errors.conflict(bindingGr, podName, `pod ${podName} is already assigned to node "${String(spec.nodeName)}"`);
+      if (spec.nodeName) throw errors.conflict(bindingGr, podName, `pod ${podName} is already assigned to node "${wireText(spec.nodeName)}"`);
       spec.nodeName = target.name as string;
       pod.spec = spec;
       pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), ...annotations };

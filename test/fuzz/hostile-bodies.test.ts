@@ -283,6 +283,20 @@ const fixedCases: { title: string; method: string; path: string; body: string; c
     contentType: 'application/json',
   },
   {
+    title: 'PUT whose metadata.namespace is a map with its own toString (seed 13: String() of it threw, a 500)',
+    method: 'PUT',
+    path: `/apis/extensions/v1beta1/namespaces/${NS}/deployments/fz-deployment-1`,
+    body: '{"metadata":{"name":"fz-deployment-1","namespace":{"deletionTimestamp":{},"toString":1e400}},"spec":{"replicas":1}}',
+    contentType: 'application/json',
+  },
+  {
+    title: 'enum fields given maps with their own toString',
+    method: 'POST',
+    path: `/api/v1/namespaces/${NS}/services`,
+    body: '{"metadata":{"name":"fz-enum"},"spec":{"type":{"toString":1},"ports":[{"port":80,"protocol":{"toString":1}}],"sessionAffinity":{"toString":1}}}',
+    contentType: 'application/json',
+  },
+  {
     title: 'YAML alias bomb',
     method: 'POST',
     path: `/api/v1/namespaces/${NS}/configmaps`,

@@ -1,4 +1,5 @@
 // Namespace and Node (v1, cluster-scoped).
+import { wireText } from '../safe-json.ts';
 import { errors, field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isQualifiedName } from './names.ts';
@@ -75,7 +76,7 @@ export const NAMESPACE_PHASES = ['Active', 'Terminating'];
 export function validateNamespace(obj: ApiObject): FieldError[] {
   const errs = validateNamespaceFinalizers(asObject(obj.spec)?.finalizers, 'spec.finalizers');
   const phase = asObject(obj.status)?.phase;
-  if (phase !== undefined && phase !== '' && !NAMESPACE_PHASES.includes(String(phase))) {
+  if (phase !== undefined && phase !== '' && !NAMESPACE_PHASES.includes(wireText(phase))) {
     errs.push(field.notSupported('status.phase', phase, NAMESPACE_PHASES));
   }
   return errs;

@@ -1,4 +1,5 @@
 // Checks that several kinds share: numbers, quantities, ports, IPs, label-selector objects.
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import { isQualifiedName, isValidPortName, isValidPortNum, isValidIPv4 } from './names.ts';
 import { validateLabels } from './meta.ts';
@@ -75,7 +76,7 @@ export function validatePortNumOrName(port: unknown, fldPath: string): FieldErro
 
 export function validateProtocol(protocol: unknown, fldPath: string): FieldError[] {
   if (protocol === undefined || protocol === null || protocol === '') return [field.required(fldPath)];
-  return PROTOCOLS.includes(String(protocol)) ? [] : [field.notSupported(fldPath, protocol, PROTOCOLS)];
+  return PROTOCOLS.includes(wireText(protocol)) ? [] : [field.notSupported(fldPath, protocol, PROTOCOLS)];
 }
 
 export function validateIP(ip: unknown, fldPath: string): FieldError[] {

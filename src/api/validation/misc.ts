@@ -1,4 +1,5 @@
 // Kinds with small rules: Event, Binding, PodTemplate, ThirdPartyResource, DeploymentRollback.
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from './names.ts';
@@ -20,7 +21,7 @@ export function validateEvent(obj: ApiObject): FieldError[] {
     errs.push(field.invalid('involvedObject.namespace', ns, 'does not match involvedObject'));
   }
   const type = obj.type;
-  if (type !== undefined && type !== '' && !EVENT_TYPES.includes(String(type))) errs.push(field.notSupported('type', type, EVENT_TYPES));
+  if (type !== undefined && type !== '' && !EVENT_TYPES.includes(wireText(type))) errs.push(field.notSupported('type', type, EVENT_TYPES));
   errs.push(...validateNonnegative(obj.count, 'count'));
   return errs;
 }

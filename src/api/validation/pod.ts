@@ -1,6 +1,6 @@
 // Pod specs: defaults and validation of the v1 PodSpec (Pods, pod templates of every workload kind).
 import { field, type FieldError } from '../../request/errors.ts';
-import { getOwn, setOwn } from '../safe-json.ts';
+import { getOwn, setOwn, wireText } from '../safe-json.ts';
 import { isCIdentifier, isDNS1123Label, isDNS1123Subdomain, isValidPortName } from './names.ts';
 import { validateAnnotations, validateLabels } from './meta.ts';
 import { validateNonnegative, validatePortNumber, validateProtocol, validateResourceList } from './common.ts';
@@ -121,7 +121,7 @@ function validateContainers(list: unknown, fldPath: string, volumes: Set<string>
     if (!asString(c.image)) errs.push(field.required(path.child(p, 'image')));
     const pullPolicy = c.imagePullPolicy;
     if (pullPolicy === undefined || pullPolicy === '') errs.push(field.required(path.child(p, 'imagePullPolicy')));
-    else if (!PULL_POLICIES.includes(String(pullPolicy))) errs.push(field.notSupported(path.child(p, 'imagePullPolicy'), pullPolicy, PULL_POLICIES));
+    else if (!PULL_POLICIES.includes(wireText(pullPolicy))) errs.push(field.notSupported(path.child(p, 'imagePullPolicy'), pullPolicy, PULL_POLICIES));
     errs.push(...validateContainerPorts(c.ports, path.child(p, 'ports')));
     errs.push(...validateEnv(c.env, path.child(p, 'env')));
     errs.push(...validateVolumeMounts(c.volumeMounts, path.child(p, 'volumeMounts'), volumes));
@@ -190,10 +190,10 @@ export function validatePodSpec(specValue: unknown, fldPath: string): FieldError
   errs.push(...validateContainers(spec.initContainers, path.child(fldPath, 'initContainers'), volumes, false, seen));
   const restart = spec.restartPolicy;
   if (restart === undefined || restart === '') errs.push(field.required(path.child(fldPath, 'restartPolicy')));
-  else if (!RESTART_POLICIES.includes(String(restart))) errs.push(field.notSupported(path.child(fldPath, 'restartPolicy'), restart, RESTART_POLICIES));
+  else if (!RESTART_POLICIES.includes(wireText(restart))) errs.push(field.notSupported(path.child(fldPath, 'restartPolicy'), restart, RESTART_POLICIES));
   const dns = spec.dnsPolicy;
   if (dns === undefined || dns === '') errs.push(field.required(path.child(fldPath, 'dnsPolicy')));
-  else if (!DNS_POLICIES.includes(String(dns))) errs.push(field.notSupported(path.child(fldPath, 'dnsPolicy'), dns, DNS_POLICIES));
+  else if (!DNS_POLICIES.includes(wireText(dns))) errs.push(field.notSupported(path.child(fldPath, 'dnsPolicy'), dns, DNS_POLICIES));
   errs.push(...validateLabels(spec.nodeSelector, path.child(fldPath, 'nodeSelector')));
   for (const key of ['serviceAccountName', 'nodeName'] as const) {
     const v = asString(spec[key]);

@@ -1,7 +1,7 @@
 // LimitRange and ResourceQuota (v1).
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
-import { getOwn } from '../safe-json.ts';
+import { getOwn, wireText } from '../safe-json.ts';
 import { parseQuantity, validateResourceList } from './common.ts';
 import { asArray, asObject, path } from './json.ts';
 
@@ -16,10 +16,10 @@ export function validateLimitRange(obj: ApiObject): FieldError[] {
     const item = asObject(raw) ?? {};
     const type = item.type;
     if (type === undefined || type === '') errs.push(field.required(path.child(p, 'type')));
-    else if (!LIMIT_TYPES.includes(String(type))) errs.push(field.notSupported(path.child(p, 'type'), type, LIMIT_TYPES));
+    else if (!LIMIT_TYPES.includes(wireText(type))) errs.push(field.notSupported(path.child(p, 'type'), type, LIMIT_TYPES));
     else {
-      if (seenTypes.has(String(type))) errs.push(field.duplicate(path.child(p, 'type'), type));
-      seenTypes.add(String(type));
+      if (seenTypes.has(wireText(type))) errs.push(field.duplicate(path.child(p, 'type'), type));
+      seenTypes.add(wireText(type));
     }
     for (const key of ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']) {
       errs.push(...validateResourceList(item[key], path.child(p, key)));
@@ -36,7 +36,7 @@ export function validateLimitRange(obj: ApiObject): FieldError[] {
       const lo = parseQuantity(q);
       const hi = parseQuantity(getOwn(max, res));
       if (lo !== undefined && hi !== undefined && lo > hi) {
-        errs.push(field.invalid(path.key(path.child(p, 'min'), res), q, `min value ${String(q)} is greater than max value ${String(getOwn(max, res))}`));
+        errs.push(field.invalid(path.key(path.child(p, 'min'), res), q, `min value ${wireText(q)} is greater than max value ${wireText(getOwn(max, res))}`));
       }
     }
     for (const key of ['default', 'defaultRequest']) {
@@ -45,10 +45,10 @@ export function validateLimitRange(obj: ApiObject): FieldError[] {
         const hi = parseQuantity(getOwn(max, res));
         const lo = parseQuantity(getOwn(min, res));
         if (v !== undefined && hi !== undefined && v > hi) {
-          errs.push(field.invalid(path.key(path.child(p, key), res), q, `${key} value ${String(q)} is greater than max value ${String(getOwn(max, res))}`));
+          errs.push(field.invalid(path.key(path.child(p, key), res), q, `${key} value ${wireText(q)} is greater than max value ${wireText(getOwn(max, res))}`));
         }
         if (v !== undefined && lo !== undefined && v < lo) {
-          errs.push(field.invalid(path.key(path.child(p, key), res), q, `min value ${String(getOwn(min, res))} is greater than ${key} value ${String(q)}`));
+          errs.push(field.invalid(path.key(path.child(p, key), res), q, `min value ${wireText(getOwn(min, res))} is greater than ${key} value ${wireText(q)}`));
         }
       }
     }
@@ -65,7 +65,7 @@ export function validateResourceQuota(obj: ApiObject): FieldError[] {
     ...validateResourceList(status.used, 'status.used'),
   ];
   for (const scope of asArray(spec.scopes) ?? []) {
-    if (!QUOTA_SCOPES.includes(String(scope))) errs.push(field.notSupported('spec.scopes', scope, QUOTA_SCOPES));
+    if (!QUOTA_SCOPES.includes(wireText(scope))) errs.push(field.notSupported('spec.scopes', scope, QUOTA_SCOPES));
   }
   return errs;
 }

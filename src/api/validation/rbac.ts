@@ -1,5 +1,6 @@
 // rbac.authorization.platform.io/v1alpha1: Role, ClusterRole, RoleBinding, ClusterRoleBinding
 // (authn-authz §3.1, 1.6 rules; roleRef in the v1alpha1 ObjectReference-like shape).
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from './names.ts';
@@ -68,7 +69,7 @@ function validateBinding(obj: ApiObject, namespaced: boolean): FieldError[] {
     const apiGroup = asString(ref.apiGroup);
     if (apiGroup !== undefined && apiGroup !== '' && apiGroup !== RBAC_GROUP) errs.push(field.notSupported('roleRef.apiGroup', apiGroup, [RBAC_GROUP]));
     const kind = ref.kind;
-    if (!allowedKinds.includes(String(kind ?? ''))) errs.push(field.notSupported('roleRef.kind', kind ?? '', allowedKinds));
+    if (!allowedKinds.includes(wireText(kind ?? ''))) errs.push(field.notSupported('roleRef.kind', kind ?? '', allowedKinds));
     const name = asString(ref.name) ?? '';
     if (!name) errs.push(field.required('roleRef.name'));
     else for (const msg of isValidPathSegmentName(name)) errs.push(field.invalid('roleRef.name', name, msg));

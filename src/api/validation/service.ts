@@ -1,4 +1,5 @@
 // Service and Endpoints (v1).
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isDNS1123Label, isValidIPv4 } from './names.ts';
@@ -33,7 +34,7 @@ export function validateService(obj: ApiObject, old: ApiObject | undefined): Fie
   if (ports.length === 0 && clusterIP !== 'None') errs.push(field.required('spec.ports'));
   const type = spec.type;
   if (type === undefined || type === '') errs.push(field.required('spec.type'));
-  else if (!SERVICE_TYPES.includes(String(type))) errs.push(field.notSupported('spec.type', type, SERVICE_TYPES));
+  else if (!SERVICE_TYPES.includes(wireText(type))) errs.push(field.notSupported('spec.type', type, SERVICE_TYPES));
   const names = new Set<string>();
   ports.forEach((raw, i) => {
     const p = path.index('spec.ports', i);
@@ -55,7 +56,7 @@ export function validateService(obj: ApiObject, old: ApiObject | undefined): Fie
   });
   const affinity = spec.sessionAffinity;
   if (affinity === undefined || affinity === '') errs.push(field.required('spec.sessionAffinity'));
-  else if (!SESSION_AFFINITIES.includes(String(affinity))) errs.push(field.notSupported('spec.sessionAffinity', affinity, SESSION_AFFINITIES));
+  else if (!SESSION_AFFINITIES.includes(wireText(affinity))) errs.push(field.notSupported('spec.sessionAffinity', affinity, SESSION_AFFINITIES));
   if (clusterIP && clusterIP !== 'None' && !isValidIPv4(clusterIP)) {
     errs.push(field.invalid('spec.clusterIP', clusterIP, "must be empty, 'None', or a valid IP address"));
   }

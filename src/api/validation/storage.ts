@@ -1,4 +1,5 @@
 // PersistentVolume (cluster-scoped) and PersistentVolumeClaim (v1).
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { validateLabelSelectorObject, validateResourceList } from './common.ts';
@@ -16,7 +17,7 @@ export const PV_SOURCES = [
 function validateAccessModes(modes: unknown, fldPath: string): FieldError[] {
   const list = asArray(modes) ?? [];
   if (list.length === 0) return [field.required(fldPath)];
-  return list.filter((m) => !ACCESS_MODES.includes(String(m))).map((m) => field.notSupported(fldPath, m, ACCESS_MODES));
+  return list.filter((m) => !ACCESS_MODES.includes(wireText(m))).map((m) => field.notSupported(fldPath, m, ACCESS_MODES));
 }
 
 export function defaultPersistentVolume(obj: Mutable): void {
@@ -35,7 +36,7 @@ export function validatePersistentVolume(obj: ApiObject): FieldError[] {
   else errs.push(...validateResourceList(capacity, 'spec.capacity'));
   errs.push(...validateAccessModes(spec.accessModes, 'spec.accessModes'));
   const policy = spec.persistentVolumeReclaimPolicy;
-  if (policy !== undefined && policy !== '' && !RECLAIM_POLICIES.includes(String(policy))) {
+  if (policy !== undefined && policy !== '' && !RECLAIM_POLICIES.includes(wireText(policy))) {
     errs.push(field.notSupported('spec.persistentVolumeReclaimPolicy', policy, RECLAIM_POLICIES));
   }
   const sources = PV_SOURCES.filter((s) => spec[s] !== undefined && spec[s] !== null);

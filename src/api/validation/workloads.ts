@@ -1,5 +1,6 @@
 // Controllers that own pod templates: ReplicationController (v1), ReplicaSet, Deployment, DaemonSet
 // (extensions/v1beta1) and Job (batch/v1, extensions/v1beta1).
+import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { labelSelectorFromSet, tryLabelSelectorFromObject, type LabelSelectorObject } from '../selectors/label.ts';
@@ -38,7 +39,7 @@ function validateReplicas(spec: JsonObject): FieldError[] {
 function restartPolicyMustBe(spec: JsonObject, allowed: string[]): FieldError[] {
   const policy = asObject(asObject(spec.template)?.spec)?.restartPolicy;
   if (policy === undefined) return [];
-  return allowed.includes(String(policy)) ? [] : [field.notSupported('spec.template.spec.restartPolicy', policy, allowed)];
+  return allowed.includes(wireText(policy)) ? [] : [field.notSupported('spec.template.spec.restartPolicy', policy, allowed)];
 }
 
 const NO_MATCH = 'selector does not match template labels';
@@ -168,7 +169,7 @@ export function validateDeployment(obj: ApiObject): FieldError[] {
   const strategy = asObject(spec.strategy) ?? {};
   const type = strategy.type;
   if (type === undefined || type === '') errs.push(field.required('spec.strategy.type'));
-  else if (!DEPLOYMENT_STRATEGIES.includes(String(type))) errs.push(field.notSupported('spec.strategy.type', type, DEPLOYMENT_STRATEGIES));
+  else if (!DEPLOYMENT_STRATEGIES.includes(wireText(type))) errs.push(field.notSupported('spec.strategy.type', type, DEPLOYMENT_STRATEGIES));
   const ru = asObject(strategy.rollingUpdate);
   if (ru) {
     if (type === 'Recreate') {

@@ -1,6 +1,7 @@
 // The bootstrap policy (policies/bootstrap-rbac.yaml): at start, every object of it that the store
 // lacks is created through the registry as the API server itself (a system:masters member, so the
 // escalation check does not apply). Existing objects are kept as the administrator left them.
+import { wireText } from '../../api/safe-json.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +27,7 @@ const apiServer: UserInfo = { name: 'system:apiserver', groups: [MASTERS_GROUP] 
 export async function ensureBootstrapPolicy(registry: GenericRegistry, catalogue: Catalogue, objects: ApiObject[]): Promise<string[]> {
   const created: string[] = [];
   // roles first, so bindings never point at a role that is not there yet
-  const order = (o: ApiObject) => (String(o.kind).endsWith('Binding') ? 1 : 0);
+  const order = (o: ApiObject) => (wireText(o.kind).endsWith('Binding') ? 1 : 0);
   for (const o of [...objects].sort((a, b) => order(a) - order(b))) {
     const kind = o.kind as RbacKind;
     const def = catalogue.lookup(RBAC_GROUP, RBAC_VERSION, RBAC_RESOURCES[kind]);

@@ -1,5 +1,6 @@
 // The four RBAC kinds as stored API objects → the compiler's input shapes, and the reading of RBAC
 // objects from YAML/JSON files or directories (the offline `--rbac FILE|DIR...` flag).
+import { wireText } from '../../api/safe-json.ts';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -84,12 +85,12 @@ const validators: Record<RbacKind, (o: ApiObject, old: ApiObject | undefined) =>
 function collect(doc: unknown, where: string, out: ApiObject[]): void {
   if (doc === null || doc === undefined) return;
   if (!isPlainObject(doc)) throw new Error(`${where}: expected an object`);
-  if (Array.isArray(doc.items) && (doc.kind === 'List' || String(doc.kind ?? '').endsWith('List'))) {
+  if (Array.isArray(doc.items) && (doc.kind === 'List' || wireText(doc.kind ?? '').endsWith('List'))) {
     doc.items.forEach((it, i) => collect(it, `${where} item ${i + 1}`, out));
     return;
   }
   if (typeof doc.kind !== 'string' || !Object.prototype.hasOwnProperty.call(RBAC_RESOURCES, doc.kind)) return;
-  if (!isPlainObject(doc.metadata) || typeof doc.metadata.name !== 'string' || !doc.metadata.name) throw new Error(`${where}: ${String(doc.kind)} needs metadata.name`);
+  if (!isPlainObject(doc.metadata) || typeof doc.metadata.name !== 'string' || !doc.metadata.name) throw new Error(`${where}: ${wireText(doc.kind)} needs metadata.name`);
   out.push(doc as unknown as ApiObject);
 }
 

@@ -1,13 +1,12 @@
 // Small helpers over plain JSON values shared by the patch modules.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
-import { setOwn } from '../../api/safe-json.ts';
+import { setOwn, wireText } from '../../api/safe-json.ts';
 
 export { jsonEqual } from '../../api/object.ts';
 
-/** A short, bounded rendering of a value for error messages. */
+/** A short, bounded rendering of a value for error messages (strings quoted, as JSON). */
 export function preview(v: unknown, max = 200): string {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > max ? `${s.slice(0, max)}...` : s;
+  return wireText(JSON.stringify(v) ?? typeof v, max);
 }
 
 /** A canonical string for a JSON value (key order ignored), to index values in Maps and Sets. */
