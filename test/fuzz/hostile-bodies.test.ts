@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import fc from 'fast-check';
+import { bodyFor } from '../helpers/fixtures.ts';
 import { startServer, type TestResponse, type TestServer } from '../helpers/server.ts';
 import { deepText, hostileKey, hostileTree, isMap, jsonPatchOp, list, map, toJson, type Json, type JsonMap } from './hostile-arbitraries.ts';
 
@@ -49,6 +50,32 @@ const kinds: KindCase[] = [
         ['spec', map(['replicas', 2], ['template', map(['metadata', map(['labels', map(['app', 'web'])])], ['spec', podSpec])])]),
   },
 ];
+
+/** A plain JSON value as a tree (fixtures are ordinary objects without hostile keys). */
+function fromPlain(v: unknown): Json {
+  if (Array.isArray(v)) return { list: v.map(fromPlain) };
+  if (typeof v === 'object' && v !== null) return { entries: Object.entries(v).map(([k, x]) => [k, fromPlain(x)] as const) };
+  return v as Json;
+}
+
+/** More kinds, from the shared fixtures: their validation and defaults read other fields. */
+const fixtureKinds: [kind: string, group: string, collection: string][] = [
+  ['ReplicationController', '', `/api/v1/namespaces/${NS}/replicationcontrollers`],
+  ['Event', '', `/api/v1/namespaces/${NS}/events`],
+  ['Endpoints', '', `/api/v1/namespaces/${NS}/endpoints`],
+  ['LimitRange', '', `/api/v1/namespaces/${NS}/limitranges`],
+  ['ResourceQuota', '', `/api/v1/namespaces/${NS}/resourcequotas`],
+  ['PersistentVolumeClaim', '', `/api/v1/namespaces/${NS}/persistentvolumeclaims`],
+  ['Job', 'batch', `/apis/batch/v1/namespaces/${NS}/jobs`],
+  ['HorizontalPodAutoscaler', 'autoscaling', `/apis/autoscaling/v1/namespaces/${NS}/horizontalpodautoscalers`],
+  ['Ingress', 'extensions', `/apis/extensions/v1beta1/namespaces/${NS}/ingresses`],
+  ['NetworkPolicy', 'extensions', `/apis/extensions/v1beta1/namespaces/${NS}/networkpolicies`],
+  ['Role', 'rbac.authorization.platform.io', `/apis/rbac.authorization.platform.io/v1alpha1/namespaces/${NS}/roles`],
+  ['RoleBinding', 'rbac.authorization.platform.io', `/apis/rbac.authorization.platform.io/v1alpha1/namespaces/${NS}/rolebindings`],
+];
+for (const [kind, group, collection] of fixtureKinds) {
+  kinds.push({ kind, collection, base: (n) => fromPlain(bodyFor(kind, n, NS, group, 'fuzz')) as JsonMap });
+}
 
 /** Where in an object a hostile subtree goes. */
 const places = ['top', 'metadata', 'labels', 'annotations', 'data', 'spec', 'container'] as const;
@@ -234,7 +261,7 @@ async function storedTexts(s: TestServer): Promise<Map<string, string>> {
 async function withHarness(t: ExecutionContext, body: (h: Harness) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'portcullis-fuzz-'));
   const dataDir = join(dir, 'data');
-  const server = await startServer({ storageBackend: 'lmdb', dataDir });
+  const server = await startServer({ storageBackend: 'lmdb', dataDir, runtimeConfig: ['api/all=true'] });
   const h: Harness = { server, dataDir, pristine: prototypeSnapshot(), answers: new Map() };
   try {
     t.is((await server.req('POST', '/api/v1/namespaces', { metadata: { name: NS } })).status, 201);
@@ -297,6 +324,13 @@ const fixedCases: { title: string; method: string; path: string; body: string; c
     contentType: 'application/json',
   },
   {
+    title: 'a name of lone surrogates (seed 34: accepted, then unreachable by any URL)',
+    method: 'POST',
+    path: `/apis/rbac.authorization.platform.io/v1alpha1/namespaces/${NS}/rolebindings`,
+    body: '{"metadata":{"name":"\\udfff\\ud800"},"subjects":[{"kind":"User","name":"alice"}],"roleRef":{"kind":"Role","name":"r","apiGroup":"rbac.authorization.platform.io"}}',
+    contentType: 'application/json',
+  },
+  {
     title: 'YAML alias bomb',
     method: 'POST',
     path: `/api/v1/namespaces/${NS}/configmaps`,
@@ -332,7 +366,7 @@ test.serial('hostile bodies never break the server, its prototypes or its stored
     const before = await storedTexts(h.server);
     t.true(before.size >= kinds.length * 3);
     await h.server.close();
-    h.server = await startServer({ storageBackend: 'lmdb', dataDir: h.dataDir });
+    h.server = await startServer({ storageBackend: 'lmdb', dataDir: h.dataDir, runtimeConfig: ['api/all=true'] });
     const after = await storedTexts(h.server);
     t.deepEqual([...after.keys()].sort(), [...before.keys()].sort());
     for (const [path, text] of before) t.is(after.get(path), text, path);

@@ -149,14 +149,23 @@ export function isValidIPv4(value: string): boolean {
 const nameMayNotBe = ['.', '..'];
 const nameMayNotContain = ['/', '%'];
 
+/**
+ * A name is a path segment, and a URL is UTF-8: a lone surrogate (a `\udXXX` escape in JSON) cannot be
+ * written in one, so an object so named could never be read, changed or deleted by its URL.
+ */
+function notUtf8(name: string): string[] {
+  // with the u flag a surrogate pair is one code point, so this matches unpaired surrogates only
+  return /[\ud800-\udfff]/u.test(name) ? ['must be valid Unicode (no unpaired surrogate)'] : [];
+}
+
 /** Path-segment rule every kind obeys (`may not be '.'`, `may not contain '/'`). */
 export function isValidPathSegmentName(name: string): string[] {
   for (const bad of nameMayNotBe) if (name === bad) return [`may not be '${bad}'`];
-  return nameMayNotContain.filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  return [...nameMayNotContain.filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`), ...notUtf8(name)];
 }
 
 export function isValidPathSegmentPrefix(name: string): string[] {
-  return nameMayNotContain.filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  return [...nameMayNotContain.filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`), ...notUtf8(name)];
 }
 
 /**
