@@ -57,6 +57,20 @@ export function parseResourceVersion(rv: string | undefined): number | undefined
   return Number(rv);
 }
 
+/**
+ * A body that names its object must name the one on the URL, which is the one the request was
+ * authorized for (an update, a pod's binding, a scale): 400 otherwise. An empty name or namespace
+ * defers to the URL; a collection URL (`POST .../bindings`) names no object, so the body's name stands.
+ */
+export function checkBodyNames(req: RestRequest, meta: { name?: unknown; namespace?: unknown }): void {
+  if (req.name && meta.name && meta.name !== req.name) {
+    throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
+  }
+  if (req.def.namespaced && meta.namespace && meta.namespace !== req.namespace) {
+    throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
+  }
+}
+
 function revisionOf(obj: ApiObject): number {
   return Number(obj.metadata.resourceVersion ?? 0);
 }
@@ -160,12 +174,7 @@ export class GenericRegistry {
   async update(req: RestRequest): Promise<RestResponse> {
     const body = this.decodeBody(req) as Mutable;
     const meta = body.metadata;
-    if (meta.name && meta.name !== req.name) {
-      throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
-    }
-    if (req.def.namespaced && meta.namespace && meta.namespace !== req.namespace) {
-      throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
-    }
+    checkBodyNames(req, meta);
     meta.name = req.name;
     const precondition = parseResourceVersion(meta.resourceVersion);
     return this.guaranteedUpdate(req, precondition, (current) => this.mergeForUpdate(req, body, current));

@@ -10,26 +10,13 @@ import { strategyFor } from '../api/strategies.ts';
 import { INT64_MESSAGE } from '../api/validation/schema.ts';
 import { applyPatch } from './patch/index.ts';
 import type { GenericRegistry, RestRequest } from './rest.ts';
-import { parseResourceVersion } from './rest.ts';
+import { checkBodyNames, parseResourceVersion } from './rest.ts';
 
 // Subresources beyond status (api-machinery §8.3, §8.5, §8.6) and the read-only ComponentStatus.
 // Each reads and writes its parent through the generic registry, so validation, admission and
 // optimistic concurrency stay in one place.
 
 type Mutable = ApiObject & JsonObject;
-
-/**
- * A subresource body names the object it is about; it must be the one on the URL, which is the one
- * the request was authorized for (`pods/p/binding` may not bind pod q, nor a pod of another namespace).
- */
-function checkBodyTarget(req: RestRequest, meta: JsonObject): void {
-  if (req.name && meta.name !== undefined && meta.name !== '' && meta.name !== req.name) {
-    throw errors.badRequest(`the name of the object (${wireText(meta.name)}) does not match the name on the URL (${req.name})`);
-  }
-  if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== req.namespace) {
-    throw errors.badRequest(`the namespace of the object (${wireText(meta.namespace)}) does not match the namespace on the request (${req.namespace})`);
-  }
-}
 
 // ---------- binding ----------
 
@@ -40,7 +27,7 @@ function bindingHandler(registry: GenericRegistry, cat: Catalogue): SpecialHandl
     const body = req.body;
     if (!isPlainObject(body)) throw errors.badRequest('the object provided is unrecognized (must be of type Binding)');
     const meta = isPlainObject(body.metadata) ? body.metadata : {};
-    checkBodyTarget(req, meta);
+    checkBodyNames(req, meta);
     const podName = typeof meta.name === 'string' && meta.name ? meta.name : req.name;
     const target = isPlainObject(body.target) ? body.target : {};
     const errs: FieldError[] = [];
@@ -128,7 +115,7 @@ function scaleHandler(registry: GenericRegistry, store: Store): SpecialHandler {
       if (!isPlainObject(req.body)) throw errors.badRequest('the object provided is unrecognized (must be of type Scale)');
       scale = req.body;
     }
-    checkBodyTarget(req, isPlainObject(scale.metadata) ? scale.metadata : {});
+    checkBodyNames(req, isPlainObject(scale.metadata) ? scale.metadata : {});
     // the Scale kind's rules: an int32, not negative
     const scaleErrs = strategyFor('Scale').validate?.({ ...scale, metadata: {} }, undefined) ?? [];
     if (scaleErrs.length) throw errors.invalid(scaleDef.group!, 'Scale', req.name, scaleErrs);
