@@ -5,7 +5,7 @@
 // evaluate are shown for comparison.
 import { performance } from 'node:perf_hooks';
 import { compileAbac, parseAbac, ABAC_API_VERSION } from '../../src/policy/abac.ts';
-import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateAbacLines, evaluateCompiled } from '../../test/helpers/policy-oracle.ts';
 import { PolicyEvaluator } from '../../src/policy/evaluator.ts';
 import { toData } from '../../src/policy/format.ts';
 import { RbacCompiler, type RbacObjects } from '../../src/policy/rbac.ts';

@@ -8,9 +8,9 @@ import { compileAbac, parseAbac, ABAC_API_VERSION } from '../../src/policy/abac.
 import { compileRbac, type RbacObjects } from '../../src/policy/rbac.ts';
 import { mergePolicies, toData } from '../../src/policy/format.ts';
 import { PolicyEvaluator, readEngine, interpretResult } from '../../src/policy/evaluator.ts';
-import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateAbacLines, evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { sarFromFlat, type FlatRequest, type SubjectAccessReview } from '../../src/policy/sar.ts';
-import type { PolicyDecision } from '../../src/policy/reference.ts';
+import type { PolicyDecision } from '../helpers/policy-oracle.ts';
 
 // Small alphabets so that random policies and requests actually collide.
 // NUL and a lone surrogate: the fast path must fall back to JSON for them, not decide differently
