@@ -5,8 +5,9 @@
 // evaluate are shown for comparison.
 import { performance } from 'node:perf_hooks';
 import { compileAbac, parseAbac, ABAC_API_VERSION } from '../../src/policy/abac.ts';
-import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
-import { PolicyEvaluator } from '../../src/policy/evaluator.ts';
+import { evaluateAbacLines, evaluateCompiled } from '../../test/helpers/policy-oracle.ts';
+import { loadPolicy } from '@open-policy-agent/opa-wasm';
+import { PolicyEvaluator, readEngine } from '../../src/policy/evaluator.ts';
 import { toData } from '../../src/policy/format.ts';
 import { RbacCompiler, type RbacObjects } from '../../src/policy/rbac.ts';
 import { PolicyAuthorizer } from '../../src/authz/policy-authorizer.ts';
@@ -91,6 +92,9 @@ async function abacFigures(): Promise<void> {
     const ev = await PolicyEvaluator.engine(toData(compiled));
     const uncached = new PolicyAuthorizer('ABAC', ev, { cache: false });
     const cached = new PolicyAuthorizer('ABAC', ev);
+    // the unmodified SDK over the same engine and data, for comparison
+    const sdk = await loadPolicy(await readEngine());
+    sdk.setData(toData(compiled));
     const reqs = requests(2000, users);
     // sanity: engine and reference agree on every request of the pool
     let allowed = 0;
@@ -103,7 +107,7 @@ async function abacFigures(): Promise<void> {
     const wasmU = measure(reqs, (q) => uncached.authorize(q.user, q.attrs));
     const wasmC = measure(reqs, (q) => cached.authorize(q.user, q.attrs));
     const wasmJson = measure(reqs, (q) => ev.decideJson(subjectAccessReviewJson(q.user, q.attrs)));
-    const wasmSdk = measure(reqs, (q) => ev.evaluate(q.sar), 150);
+    const wasmSdk = measure(reqs, (q) => sdk.evaluate(q.sar, 'portcullis/authz'), 150);
     const refIdx = measure(reqs, (q) => evaluateCompiled(compiled, q.sar));
     const refScan = measure(n >= 10000 ? reqs.slice(0, 200) : reqs, (q) => evaluateAbacLines(parsed, 'bench.jsonl', q.sar), n >= 10000 ? 600 : 300);
     line(`ABAC ${n} lines (${Math.round((100 * allowed) / reqs.length)}% allowed):`);

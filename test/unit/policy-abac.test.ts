@@ -6,7 +6,7 @@ import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import { parse as parseYaml } from 'yaml';
 import { compileAbac, parseAbac, PolicyFileError } from '../../src/policy/abac.ts';
-import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateAbacLines, evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { PolicyEvaluator } from '../../src/policy/evaluator.ts';
 import { toData } from '../../src/policy/format.ts';
 import { sarFromFlat } from '../../src/policy/sar.ts';

@@ -1,16 +1,17 @@
 // Differential property tests: random policies and requests, WebAssembly engine vs TypeScript
 // reference evaluators (the compiled-data reference and the upstream ABAC algorithm). The engine is
 // asked three ways, which must agree: the compact fast path (decideRequest), the ABI one-call path
-// with JSON input (decide), and the unmodified SDK's evaluate.
+// with JSON input (decide), and the unmodified SDK's evaluate (its own instance, given the same data).
 import test from 'ava';
 import fc from 'fast-check';
+import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import { compileAbac, parseAbac, ABAC_API_VERSION } from '../../src/policy/abac.ts';
 import { compileRbac, type RbacObjects } from '../../src/policy/rbac.ts';
 import { mergePolicies, toData } from '../../src/policy/format.ts';
 import { PolicyEvaluator, readEngine, interpretResult } from '../../src/policy/evaluator.ts';
-import { evaluateAbacLines, evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateAbacLines, evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { sarFromFlat, type FlatRequest, type SubjectAccessReview } from '../../src/policy/sar.ts';
-import type { PolicyDecision } from '../../src/policy/reference.ts';
+import type { PolicyDecision } from '../helpers/policy-oracle.ts';
 
 // Small alphabets so that random policies and requests actually collide.
 // NUL and a lone surrogate: the fast path must fall back to JSON for them, not decide differently
@@ -38,29 +39,36 @@ const request: fc.Arbitrary<FlatRequest> = fc.record({
   path: urlPath,
 });
 
+/** Our evaluator and the unmodified SDK over the same engine; setData gives both the same data. */
+async function loadBoth(): Promise<{ ev: PolicyEvaluator; sdk: LoadedPolicy; setData(data: object): void }> {
+  const wasm = await readEngine();
+  const ev = await PolicyEvaluator.load(wasm, {});
+  const sdk = await loadPolicy(wasm);
+  return { ev, sdk, setData: (data) => { ev.setData(data); sdk.setData(data); } };
+}
+
 /** The engine's decision by all three paths; fails the property unless they agree. */
-function decideAllWays(ev: PolicyEvaluator, r: FlatRequest, sar: SubjectAccessReview): PolicyDecision | undefined {
+function decideAllWays({ ev, sdk: policy }: { ev: PolicyEvaluator; sdk: LoadedPolicy }, r: FlatRequest, sar: SubjectAccessReview): PolicyDecision | undefined {
   const fast = ev.decideRequest(r);
   const json = ev.decide(sar);
-  const sdk = interpretResult(ev.evaluate(sar));
+  const sdk = interpretResult(policy.evaluate(sar));
   if (fast.allowed !== json.allowed || fast.reason !== json.reason) return undefined;
   if (sdk.allowed !== json.allowed || sdk.reason !== json.reason) return undefined;
   return fast;
 }
 
 test('random ABAC files: engine == compiled reference == upstream algorithm', async (t) => {
-  const wasm = await readEngine();
-  const ev = await PolicyEvaluator.load(wasm, {});
+  const both = await loadBoth();
   let allowedSeen = 0;
   let checks = 0;
   fc.assert(fc.property(fc.array(line, { maxLength: 12 }), fc.array(request, { minLength: 1, maxLength: 12 }), (lines, reqs) => {
     const text = lines.join('\n');
     const compiled = compileAbac(text, 'rand.jsonl');
     const parsed = parseAbac(text, 'rand.jsonl');
-    ev.setData(toData(compiled));
+    both.setData(toData(compiled));
     for (const r of reqs) {
       const sar = sarFromFlat(r);
-      const got = decideAllWays(ev, r, sar);
+      const got = decideAllWays(both, r, sar);
       if (!got) return false;
       const ref = evaluateCompiled(compiled, sar);
       const upstream = evaluateAbacLines(parsed, 'rand.jsonl', sar);
@@ -97,14 +105,14 @@ const rbacObjects: fc.Arbitrary<RbacObjects> = fc.record({
 void words;
 
 test('random RBAC objects (merged with ABAC lines): engine == compiled reference', async (t) => {
-  const ev = await PolicyEvaluator.load(await readEngine(), {});
+  const both = await loadBoth();
   let allowed = 0;
   fc.assert(fc.property(rbacObjects, fc.array(line, { maxLength: 4 }), fc.array(request, { minLength: 1, maxLength: 10 }), (objs, lines, reqs) => {
     const compiled = mergePolicies(compileAbac(lines.join('\n'), 'p.jsonl'), compileRbac(objs));
-    ev.setData(toData(compiled));
+    both.setData(toData(compiled));
     for (const r of reqs) {
       const sar = sarFromFlat(r);
-      const got = decideAllWays(ev, r, sar);
+      const got = decideAllWays(both, r, sar);
       if (!got) return false;
       const ref = evaluateCompiled(compiled, sar);
       if (got.allowed) allowed++;
@@ -118,7 +126,7 @@ test('random RBAC objects (merged with ABAC lines): engine == compiled reference
 // A counterexample the RBAC property once found: a subject named by a lone surrogate. The engine
 // holds it in generalized UTF-8; every path must give it back as the same JS string in the reason.
 test('a lone surrogate in a binding subject comes back unchanged in the reason, by every path', async (t) => {
-  const ev = await PolicyEvaluator.load(await readEngine(), {});
+  const both = await loadBoth();
   const objs: RbacObjects = {
     clusterRoles: [{ metadata: { name: 'r2' }, rules: [{ verbs: ['GET'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['*'] }] }],
     roles: [],
@@ -126,10 +134,10 @@ test('a lone surrogate in a binding subject comes back unchanged in the reason, 
     roleBindings: [],
   };
   const compiled = mergePolicies(compileAbac('', 'p.jsonl'), compileRbac(objs));
-  ev.setData(toData(compiled));
+  both.setData(toData(compiled));
   const r: FlatRequest = { user: 'alice', groups: ['\udc00'], isResource: false, namespace: '', verb: 'GET', apiGroup: '', resource: '', subresource: '', name: '', path: '' };
   const sar = sarFromFlat(r);
-  const got = decideAllWays(ev, r, sar);
+  const got = decideAllWays(both, r, sar);
   t.truthy(got, 'the three engine paths agree');
   t.deepEqual(got, evaluateCompiled(compiled, sar));
   t.true(got!.allowed);

@@ -77,7 +77,7 @@ test('in-place data patches (opa_value_add_path/remove_path) take effect without
   t.false(ev.decideJson(JSON.stringify(sar('x', ['devs'], { namespace: 'c', verb: 'get', resource: 'pods' }))).allowed);
   ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', 'dave'], value: undefined }]);
   t.false(ev.decideJson(input).allowed);
-  // the SDK path sees the same data
+  // the generic result-set path (evaluate) sees the same data
   t.deepEqual(ev.evaluate(JSON.parse(input)), [{ result: { allowed: false, reason: 'no policy matched' } }]);
 });
 

@@ -4,7 +4,7 @@ import test from 'ava';
 import { compileRbac, RbacCompiler, type RbacObjects, type PolicyRuleObject, type SubjectObject } from '../../src/policy/rbac.ts';
 import { toData, type CompiledPolicy } from '../../src/policy/format.ts';
 import { PolicyEvaluator } from '../../src/policy/evaluator.ts';
-import { evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { sarFromFlat, type FlatRequest } from '../../src/policy/sar.ts';
 
 type Req = Partial<FlatRequest> & { user?: string; groups?: string[] };

@@ -1,7 +1,7 @@
 // Differential property tests of RBAC decisions. Random RBAC objects are written to a real Store
 // in random order (creates, updates, deletes); the live authorizer (engine data patched
 // incrementally from store events) must agree with
-//  - the plain TypeScript reference evaluator (src/policy/reference.ts) over the live compiled data
+//  - the plain TypeScript reference evaluator (test/helpers/policy-oracle.ts) over the live compiled data
 //    (same decision AND same reason), and
 //  - a naive upstream-style evaluator written here over the final objects (rule resolution §3.1,
 //    RuleAllows §3.2), which knows nothing of the compiled format (same decision),
@@ -12,7 +12,7 @@ import { Store } from '../../src/store/store.ts';
 import { createMemoryBackend } from '../../src/store/backends/memory.ts';
 import { LiveRbac } from '../../src/authz/rbac/live.ts';
 import { rulesFor } from '../../src/authz/rbac/rules.ts';
-import { evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { toSubjectAccessReview } from '../../src/authz/sar.ts';
 import type { ApiObject } from '../../src/api/object.ts';
 import type { AuthzAttributes } from '../../src/authz/types.ts';

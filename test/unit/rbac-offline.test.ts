@@ -7,7 +7,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { createOfflineRbacAuthorizer, compileRbacFiles, whoCan, rulesOf } from '../../src/authz/rbac/offline.ts';
 import { loadRbacFiles } from '../../src/authz/rbac/objects.ts';
-import { evaluateCompiled } from '../../src/policy/reference.ts';
+import { evaluateCompiled } from '../helpers/policy-oracle.ts';
 import { flatRequest, toSubjectAccessReview } from '../../src/authz/sar.ts';
 import { attributesFor } from '../../src/cli/can-i.ts';
 import { run as canI } from '../../src/cli/can-i.ts';

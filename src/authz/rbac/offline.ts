@@ -4,7 +4,7 @@
 import { compileRbac } from '../../policy/rbac.ts';
 import { CLUSTER_SCOPE, own, toData, type CompiledPolicy, type Grant, type Rule } from '../../policy/format.ts';
 import { PolicyEvaluator } from '../../policy/evaluator.ts';
-import { ruleMatches } from '../../policy/reference.ts';
+import { ruleMatches } from '../../policy/match.ts';
 import type { FlatRequest } from '../../policy/sar.ts';
 import type { UserInfo } from '../../authn/types.ts';
 import { PolicyAuthorizer } from '../policy-authorizer.ts';

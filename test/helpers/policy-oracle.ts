@@ -1,40 +1,16 @@
-// Plain TypeScript reference evaluators, used to cross-check the WebAssembly engine (differential
-// property tests) and as the baseline in benchmarks.
-//  - evaluateCompiled: the engine's decision procedure over the compiled data, written naively.
+// The test oracle: plain TypeScript reference evaluators, used to cross-check the WebAssembly
+// engine (differential property tests) and as the baseline in benchmarks. Not production code.
+//  - evaluateCompiled: the engine's decision procedure over the compiled data, written naively
+//    (rule matching is the production one, src/policy/match.ts).
 //  - evaluateAbacLines: the upstream ABAC algorithm (a linear scan over policy lines).
-import { CLUSTER_SCOPE, NO_MATCH_REASON, own, type CompiledPolicy, type Grant, type Rule } from './format.ts';
-import { flatten, type FlatRequest, type SubjectAccessReview } from './sar.ts';
-import type { AbacLine, AbacPolicy } from './abac.ts';
+import { CLUSTER_SCOPE, NO_MATCH_REASON, own, type CompiledPolicy, type Grant } from '../../src/policy/format.ts';
+import { grantMatches } from '../../src/policy/match.ts';
+import { flatten, type FlatRequest, type SubjectAccessReview } from '../../src/policy/sar.ts';
+import type { AbacLine, AbacPolicy } from '../../src/policy/abac.ts';
+import type { PolicyDecision } from '../../src/policy/decision.ts';
 import path from 'node:path';
 
-export interface PolicyDecision { allowed: boolean; reason: string }
-
-const hasOrStar = (list: string[] | undefined, v: string): boolean => !!list && (list.includes('*') || list.includes(v));
-
-function urlMatches(urls: string[] | undefined, p: string): boolean {
-  for (const u of urls ?? []) {
-    if (u === '*' || u === p) return true;
-    if (u.endsWith('*') && p.startsWith(u.replace(/\*+$/, ''))) return true;
-  }
-  return false;
-}
-
-export function ruleMatches(rule: Rule, r: FlatRequest): boolean {
-  if (!hasOrStar(rule.verbs, r.verb)) return false;
-  if (!r.isResource) return urlMatches(rule.nonResourceURLs, r.path);
-  if (rule.namespaces && !hasOrStar(rule.namespaces, r.namespace)) return false;
-  if (!hasOrStar(rule.apiGroups, r.apiGroup)) return false;
-  const res = rule.anySubresource || !r.subresource ? r.resource : `${r.resource}/${r.subresource}`;
-  if (!hasOrStar(rule.resources, res)) return false;
-  if (rule.resourceNames && rule.resourceNames.length > 0 && !rule.resourceNames.includes(r.name)) return false;
-  return true;
-}
-
-function grantMatches(p: CompiledPolicy, g: Grant, r: FlatRequest): boolean {
-  if (typeof g.group === 'string' && !r.groups.includes(g.group)) return false;
-  const rules = Array.isArray(g.rules) ? g.rules : typeof g.role === 'string' ? own(p.roles, g.role) : undefined;
-  return !!rules && rules.some((rule) => ruleMatches(rule, r));
-}
+export type { PolicyDecision };
 
 export function evaluateCompiled(p: CompiledPolicy, sar: SubjectAccessReview): PolicyDecision {
   if (!sar.spec || typeof sar.spec !== 'object') return { allowed: false, reason: 'input is not a SubjectAccessReview (spec missing)' };
