@@ -1,6 +1,13 @@
-// The catalogue: ONE declarative table of every group, version and kind the server knows. Routing,
-// discovery, OpenAPI, request-info, RBAC resource names and the CLI all read it; adding a kind is adding
-// a row (and, if it needs one, a strategy in strategies.ts).
+// The catalogue: ONE table of every group, version and kind the server knows, built from the kind
+// modules listed in src/kinds/index.ts. Routing, discovery, OpenAPI, request-info, RBAC resource names
+// and the CLI all read it; adding a kind is adding its module to that list.
+import type { KindStrategy } from './strategy.ts';
+import { defaultStrategy } from './strategy.ts';
+import { kinds } from '../kinds/index.ts';
+import type { KindModule, ServedIn, SubresourceRow } from '../kinds/kind.ts';
+import type { HandlerFactory } from '../kinds/handler.ts';
+
+export type { HandlerFactory } from '../kinds/handler.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -22,6 +29,8 @@ export interface SubresourceDef {
    */
   group?: string;
   version?: string;
+  /** The handler serving it (scale, binding, rollback, finalize); absent: the generic registry (status). */
+  handler?: HandlerFactory;
 }
 
 export interface ResourceDef {
@@ -39,6 +48,12 @@ export interface ResourceDef {
   storageGroup: string;
   /** Not stored: create answers at once (reviews, bindings). */
   virtual?: boolean;
+  /** Serves the whole resource of a virtual kind (bindings, componentstatuses). */
+  handler?: HandlerFactory;
+  /** How the generic registry treats the kind (the same object in every group-version serving it). */
+  strategy: KindStrategy;
+  /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
+  storageVersion: string;
 }
 
 export const groupVersions: GroupVersion[] = [
@@ -54,74 +69,53 @@ export const groupVersions: GroupVersion[] = [
 const CRUD: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const STATUS: Verb[] = ['get', 'patch', 'update'];
 
-interface Row {
-  kind: string;
-  plural?: string;
-  scope?: 'cluster';
-  verbs?: Verb[];
-  sub?: Array<string | SubresourceDef>;
-  short?: string[];
-  storageGroup?: string;
-  virtual?: boolean;
+function splitGroupVersion(gv: string): { group: string; version: string } {
+  const slash = gv.indexOf('/');
+  return slash < 0 ? { group: '', version: gv } : { group: gv.slice(0, slash), version: gv.slice(slash + 1) };
 }
 
-/** `kindGroupVersion` (e.g. `autoscaling/v1`) where the kind is not in the parent's group-version. */
-function sub(name: string, kind: string, verbs: Verb[], kindGroupVersion?: string): SubresourceDef {
-  if (!kindGroupVersion) return { name, kind, verbs };
-  const [group, version] = kindGroupVersion.split('/') as [string, string];
-  return { name, kind, verbs, group, version };
+/** A name alone is the status-like default: the parent's kind, get/patch/update. */
+function subresourceDef(parentKind: string, s: string | SubresourceRow): SubresourceDef {
+  if (typeof s === 'string') return { name: s, kind: parentKind, verbs: STATUS };
+  const def: SubresourceDef = { name: s.name, kind: s.kind, verbs: s.verbs };
+  if (s.kindGroupVersion) Object.assign(def, splitGroupVersion(s.kindGroupVersion));
+  if (s.handler) def.handler = s.handler;
+  return def;
 }
 
-/** rows per group-version; subresource names alone mean the status-like default (parent kind, get/patch/update). */
-const table: Record<string, Row[]> = {
-  '/v1': [
-    { kind: 'Binding', verbs: ['create'], virtual: true },
-    { kind: 'ComponentStatus', scope: 'cluster', verbs: ['get', 'list'], short: ['cs'], virtual: true },
-    { kind: 'ConfigMap', short: ['cm'] },
-    { kind: 'Endpoints', plural: 'endpoints', short: ['ep'] },
-    { kind: 'Event', short: ['ev'] },
-    { kind: 'LimitRange', short: ['limits'] },
-    { kind: 'Namespace', scope: 'cluster', short: ['ns'], sub: ['status', sub('finalize', 'Namespace', ['update'])] },
-    { kind: 'Node', scope: 'cluster', short: ['no'], sub: ['status'] },
-    { kind: 'PersistentVolumeClaim', short: ['pvc'], sub: ['status'] },
-    { kind: 'PersistentVolume', scope: 'cluster', short: ['pv'], sub: ['status'] },
-    { kind: 'Pod', short: ['po'], sub: ['status', sub('binding', 'Binding', ['create'])] },
-    { kind: 'PodTemplate' },
-    { kind: 'ReplicationController', short: ['rc'], sub: ['status', sub('scale', 'Scale', STATUS, 'autoscaling/v1')] },
-    { kind: 'ResourceQuota', short: ['quota'], sub: ['status'] },
-    { kind: 'Secret' },
-    { kind: 'ServiceAccount', short: ['sa'] },
-    { kind: 'Service', short: ['svc'], sub: ['status'] },
-  ],
-  'autoscaling/v1': [{ kind: 'HorizontalPodAutoscaler', short: ['hpa'], sub: ['status'], storageGroup: 'autoscaling' }],
-  'batch/v1': [{ kind: 'Job', sub: ['status'], storageGroup: 'batch' }],
-  'extensions/v1beta1': [
-    { kind: 'DaemonSet', short: ['ds'], sub: ['status'] },
-    {
-      kind: 'Deployment',
-      short: ['deploy'],
-      sub: ['status', sub('scale', 'Scale', STATUS, 'extensions/v1beta1'), sub('rollback', 'DeploymentRollback', ['create'])],
-    },
-    { kind: 'HorizontalPodAutoscaler', short: ['hpa'], sub: ['status'], storageGroup: 'autoscaling' },
-    { kind: 'Ingress', plural: 'ingresses', short: ['ing'], sub: ['status'] },
-    { kind: 'Job', sub: ['status'], storageGroup: 'batch' },
-    { kind: 'NetworkPolicy', plural: 'networkpolicies', short: ['netpol'] },
-    { kind: 'ReplicaSet', short: ['rs'], sub: ['status', sub('scale', 'Scale', STATUS, 'extensions/v1beta1')] },
-    { kind: 'ThirdPartyResource', scope: 'cluster' },
-  ],
-  'authentication.platform.io/v1beta1': [{ kind: 'TokenReview', scope: 'cluster', verbs: ['create'], virtual: true }],
-  'authorization.platform.io/v1beta1': [
-    { kind: 'SubjectAccessReview', scope: 'cluster', verbs: ['create'], virtual: true },
-    { kind: 'SelfSubjectAccessReview', scope: 'cluster', verbs: ['create'], virtual: true },
-    { kind: 'LocalSubjectAccessReview', verbs: ['create'], virtual: true },
-  ],
-  'rbac.authorization.platform.io/v1alpha1': [
-    { kind: 'ClusterRoleBinding', scope: 'cluster' },
-    { kind: 'ClusterRole', scope: 'cluster' },
-    { kind: 'RoleBinding' },
-    { kind: 'Role' },
-  ],
-};
+function resourceDef(m: KindModule, row: ServedIn): ResourceDef {
+  const { group, version } = splitGroupVersion(row.groupVersion);
+  const storageGroup = m.storageGroup ?? splitGroupVersion(m.served[0].groupVersion).group;
+  const storedIn = m.served.find((r) => splitGroupVersion(r.groupVersion).group === storageGroup) ?? m.served[0];
+  const def: ResourceDef = {
+    group,
+    version,
+    kind: m.kind,
+    plural: row.plural ?? pluralOf(m.kind),
+    singular: m.kind.toLowerCase(),
+    listKind: `${m.kind}List`,
+    namespaced: row.scope !== 'cluster',
+    verbs: row.verbs ?? CRUD,
+    subresources: (row.subresources ?? []).map((s) => subresourceDef(m.kind, s)),
+    shortNames: row.short ?? [],
+    storageGroup,
+    virtual: row.virtual,
+    strategy: m.strategy ?? defaultStrategy,
+    storageVersion: storedIn.groupVersion,
+  };
+  if (row.handler) def.handler = row.handler;
+  return def;
+}
+
+/** Rows per group-version in `groupVersions` order, each in the order of the kind list. */
+function build(): ResourceDef[] {
+  const defs: ResourceDef[] = [];
+  for (const gv of groupVersions) {
+    const key = gvString(gv.group, gv.version);
+    for (const m of kinds) for (const row of m.served) if (row.groupVersion === key) defs.push(resourceDef(m, row));
+  }
+  return defs;
+}
 
 /** Lower-case plural the way the reference RESTMapper derives it (`s`→`ses`, `y`→`ies`, else `s`). */
 export function pluralOf(kind: string): string {
@@ -129,30 +123,6 @@ export function pluralOf(kind: string): string {
   if (lower.endsWith('s')) return `${lower}es`;
   if (lower.endsWith('y')) return `${lower.slice(0, -1)}ies`;
   return `${lower}s`;
-}
-
-function build(): ResourceDef[] {
-  const defs: ResourceDef[] = [];
-  for (const [gv, rows] of Object.entries(table)) {
-    const [group, version] = gv.split('/');
-    for (const row of rows) {
-      defs.push({
-        group,
-        version,
-        kind: row.kind,
-        plural: row.plural ?? pluralOf(row.kind),
-        singular: row.kind.toLowerCase(),
-        listKind: `${row.kind}List`,
-        namespaced: row.scope !== 'cluster',
-        verbs: row.verbs ?? CRUD,
-        subresources: (row.sub ?? []).map((s) => (typeof s === 'string' ? sub(s, row.kind, STATUS) : s)),
-        shortNames: row.short ?? [],
-        storageGroup: row.storageGroup ?? group,
-        virtual: row.virtual,
-      });
-    }
-  }
-  return defs;
 }
 
 export const resources: readonly ResourceDef[] = build();

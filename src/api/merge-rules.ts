@@ -1,9 +1,8 @@
-// Strategic-merge list rules (api-machinery §5.1) as data, per kind. Paths run from the object root;
-// `[]` marks "each element of a list". The table is the 1.4 one plus the modern `patchMergeKey` tags
-// that kubectl 1.32 compiles in for these kinds, with the modern key where the two differ
-// (volumeMounts by mountPath): kubectl computes `apply` patches with those keys, and the server must
-// match elements the same way.
-import { getOwn } from './safe-json.ts';
+// Building blocks of the strategic-merge list rules (api-machinery §5.1) that kind modules declare in
+// their strategies. Paths run from the object root; `[]` marks "each element of a list". The rules are
+// the 1.4 ones plus the modern `patchMergeKey` tags that kubectl 1.32 compiles in, with the modern key
+// where the two differ (volumeMounts by mountPath): kubectl computes `apply` patches with those keys,
+// and the server must match elements the same way. The lookup by kind is strategies.ts's mergeRulesFor.
 import type { ListMergeRule } from './strategy.ts';
 
 /** `metadata.ownerReferences` by uid, `metadata.finalizers` as a set. */
@@ -50,44 +49,7 @@ export function conditionsRule(prefix = 'status'): ListMergeRule {
   return { path: prefix ? `${prefix}.conditions` : 'conditions', mergeKey: 'type' };
 }
 
-const podStatusRules: ListMergeRule[] = [
-  conditionsRule(),
-  { path: 'status.podIPs', mergeKey: 'ip' },
-  { path: 'status.hostIPs', mergeKey: 'ip' },
-  { path: 'status.resourceClaimStatuses', mergeKey: 'name' },
-  ...['containerStatuses', 'initContainerStatuses', 'ephemeralContainerStatuses'].map((list) => ({
-    path: `status.${list}[].allocatedResourcesStatus`,
-    mergeKey: 'name',
-  })),
-];
-
 /** Workloads that carry a pod template at `spec.template` and conditions in their status. */
-const templatedWorkload: ListMergeRule[] = [...podTemplateRules('spec.template'), conditionsRule()];
-
-/** Kind-specific rules; `mergeRulesFor` adds the ObjectMeta rules every kind shares. */
-const KIND_RULES: Readonly<Record<string, readonly ListMergeRule[]>> = {
-  Pod: [...podSpecRules('spec'), ...podStatusRules],
-  PodTemplate: podTemplateRules('template'),
-  ReplicationController: templatedWorkload,
-  ReplicaSet: templatedWorkload,
-  Deployment: templatedWorkload,
-  DaemonSet: templatedWorkload,
-  StatefulSet: templatedWorkload,
-  Job: templatedWorkload,
-  CronJob: [...podTemplateRules('spec.jobTemplate.spec.template'), ...objectMetaRules('spec.jobTemplate.metadata')],
-  ScheduledJob: [...podTemplateRules('spec.jobTemplate.spec.template'), ...objectMetaRules('spec.jobTemplate.metadata')],
-  Node: [conditionsRule(), { path: 'status.addresses', mergeKey: 'type' }, { path: 'spec.podCIDRs' }],
-  Service: [{ path: 'spec.ports', mergeKey: 'port' }, conditionsRule()],
-  ServiceAccount: [{ path: 'secrets', mergeKey: 'name' }],
-  Namespace: [conditionsRule()],
-  PersistentVolumeClaim: [conditionsRule()],
-  ComponentStatus: [conditionsRule('')],
-};
-
-/** Every strategic-merge list rule of a kind (by Kind name, the same in every group). */
-export function mergeRulesFor(kind: string): ListMergeRule[] {
-  return [...objectMetaRules(), ...(getOwn(KIND_RULES, kind) ?? [])];
+export function templatedWorkloadRules(): ListMergeRule[] {
+  return [...podTemplateRules('spec.template'), conditionsRule()];
 }
-
-/** Kinds with rules beyond ObjectMeta's. */
-export const KINDS_WITH_MERGE_RULES: readonly string[] = Object.keys(KIND_RULES);

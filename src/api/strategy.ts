@@ -30,8 +30,15 @@ export interface KindStrategy {
   fieldLabels?: Record<string, (obj: ApiObject) => string>;
   /** Old-style message for unsupported field labels: `field label not supported: X` vs `field label "X" not supported for "Kind"`. */
   fieldLabelMessage?: 'short' | 'long';
-  /** Strategic-merge list rules. */
-  mergeRules?: ListMergeRule[];
+  /** Strategic-merge list rules beyond the ObjectMeta ones every kind shares (read by PATCH through mergeRulesOf). */
+  mergeRules?: readonly ListMergeRule[];
+  /** What a DELETE that removed the object answers: the object itself (pods, namespaces) or a Success Status naming it (default). */
+  deleteResponse?: 'object' | 'status';
+  /**
+   * How the kind's `spec.selector` reads in its Scale: a plain label map (replication controllers) or a
+   * LabelSelector with matchLabels/matchExpressions (default).
+   */
+  scaleSelector?: 'map' | 'labelSelector';
   /** PUT of a missing object creates it (events, endpoints, limitranges…). */
   allowCreateOnUpdate?: boolean;
   /** Reset/derive fields on create (e.g. force status.phase). Runs on a mutable copy before validation. */
@@ -47,3 +54,6 @@ export interface KindStrategy {
    */
   prepareForDelete?(current: ApiObject): (ApiObject & JsonObject) | undefined;
 }
+
+/** The strategy of a kind that declares none: DNS-1123 subdomain names and no extra rules. */
+export const defaultStrategy: KindStrategy = Object.freeze({ nameRule: 'dns1123-subdomain' });

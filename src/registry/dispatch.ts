@@ -5,6 +5,7 @@ import type { UserInfo } from '../authn/types.ts';
 import { parseDryRun } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 import { deleteBodyDryRun } from './delete-options.ts';
+import { handlerKey } from './subresources.ts';
 
 /** A handler for one subresource (or a virtual kind) that is not plain status. */
 export type SpecialHandler = (req: RestRequest, method: string) => Promise<RestResponse> | RestResponse;
@@ -42,8 +43,9 @@ const operations: Record<string, Operation> = {
 
 /**
  * Run a resource request on its resolved target: the operation is the authorized verb, the object the
- * target's namespace and name, exactly. Subresources other than status and virtual kinds go to
- * `special` handlers keyed `<plural>/<subresource>` or `<plural>`.
+ * target's namespace and name, exactly. Subresources other than status and virtual kinds go to the
+ * `special` handlers: those the kind rows name (built by subresourceHandlers) and the reviews, keyed
+ * by handlerKey.
  */
 export async function dispatch(
   registry: GenericRegistry,
@@ -62,7 +64,7 @@ export async function dispatch(
 
   if (subresource) {
     const sub = def.subresources.find((s) => s.name === subresource)!;
-    const handler = special.get(`${def.plural}/${sub.name}`);
+    const handler = special.get(handlerKey(def, sub.name));
     if (handler) return handler(req, m);
     if (sub.name !== 'status') throw errors.routeNotFound();
     if (verb === 'get') return registry.get(req);
@@ -71,7 +73,7 @@ export async function dispatch(
     throw errors.methodNotAllowed();
   }
 
-  const virtual = special.get(def.plural);
+  const virtual = special.get(handlerKey(def, ''));
   if (virtual) return virtual(req, m);
 
   // the authorized verb is the operation; collections (list, create, deletecollection) have no name, items one

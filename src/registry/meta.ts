@@ -1,6 +1,7 @@
 import { randomUUID, randomInt } from 'node:crypto';
 import type { ApiObject, JsonObject, ObjectMeta } from '../api/object.ts';
-import { apiVersionOf, gvPath, type ResourceDef } from '../api/catalogue.ts';
+import type { ResourceDef } from '../api/catalogue.ts';
+import { encode } from '../api/scheme.ts';
 
 // System fields of ObjectMeta (api-machinery §2.3) and the per-response decorations (kind,
 // apiVersion, selfLink) that are never stored.
@@ -22,21 +23,11 @@ export function newUid(): string {
   return randomUUID();
 }
 
-/** The collection path of a resource, in a namespace or (namespace '') cluster-wide. */
-export function collectionPath(def: ResourceDef, namespace: string): string {
-  const base = gvPath(def.group, def.version);
-  return def.namespaced && namespace ? `${base}/namespaces/${namespace}/${def.plural}` : `${base}/${def.plural}`;
-}
+export { collectionPath, itemPath } from '../api/scheme.ts';
 
-export function itemPath(def: ResourceDef, namespace: string, name: string): string {
-  return `${collectionPath(def, namespace)}/${name}`;
-}
-
-/** A stored object as served: kind, apiVersion of the requested group-version, selfLink. Never mutates. */
+/** A stored object as served (the scheme's encode): the watch framing and the registry call it. */
 export function forResponse(def: ResourceDef, obj: ApiObject, subresource = ''): ApiObject {
-  const meta: ObjectMeta = { ...obj.metadata };
-  meta.selfLink = itemPath(def, meta.namespace ?? '', meta.name ?? '') + (subresource ? `/${subresource}` : '');
-  return { ...obj, kind: def.kind, apiVersion: apiVersionOf(def), metadata: meta } as ApiObject;
+  return encode(def, obj, subresource);
 }
 
 /** An object inside a list: no kind/apiVersion (typed slice), with selfLink. */

@@ -2,7 +2,7 @@ import type { ApiObject, JsonObject, ObjectMeta } from '../api/object.ts';
 import { isPlainObject, jsonEqual } from '../api/object.ts';
 import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
-import { strategyFor } from '../api/strategies.ts';
+import { mergeRulesOf } from '../api/strategies.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
 import { wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
@@ -12,12 +12,14 @@ import type { ObjectKey } from '../store/backend.ts';
 import { BackendConflict } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { runAdmission, type AdmissionPlugin } from './admission.ts';
+import { conflictStatus } from './storage-errors.ts';
 import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
+import { decode } from '../api/scheme.ts';
 import { ListBody } from './list-body.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
 import { applyPatch, patchTypeOf } from './patch/index.ts';
-import { mergeRulesFor } from '../api/merge-rules.ts';
+import type { ListMergeRule } from '../api/strategy.ts';
 
 export interface RestRequest {
   def: ResourceDef;
@@ -104,7 +106,7 @@ export class GenericRegistry {
   }
 
   list(req: RestRequest): RestResponse {
-    const strategy = strategyFor(req.def.kind);
+    const strategy = req.def.strategy;
     const matches = listFilter(req.def, strategy, req.query);
     const { revision, items } = this.store.list(req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined);
     const selected = items.filter(matches);
@@ -116,7 +118,7 @@ export class GenericRegistry {
 
   async create(req: RestRequest): Promise<RestResponse> {
     const { def } = req;
-    const strategy = strategyFor(def.kind);
+    const strategy = def.strategy;
     const obj = this.decodeBody(req) as Mutable;
     const meta = obj.metadata;
     this.checkNamespace(req, meta);
@@ -160,7 +162,7 @@ export class GenericRegistry {
         if (existing?.metadata.deletionTimestamp) {
           throw errors.conflict(this.gr(def), name, 'object is being deleted: ' + `${this.grs(def)} "${name}" already exists`);
         }
-        throw errors.alreadyExists(this.gr(def), name);
+        throw conflictStatus(e.kind, { gr: this.gr(def), name });
       }
     }
   }
@@ -195,7 +197,7 @@ export class GenericRegistry {
     opts: { allowCreate?: boolean; noCreate?: boolean; internal?: boolean } = {},
   ): Promise<RestResponse> {
     const { def } = req;
-    const strategy = strategyFor(def.kind);
+    const strategy = def.strategy;
     const key = this.keyOf(def, req.namespace, req.name);
     for (let attempt = 0; ; attempt++) {
       const current = this.store.get(key);
@@ -221,12 +223,10 @@ export class GenericRegistry {
         const stored = await this.storeUpdate(req, key, next, current);
         return { status: 200, body: forResponse(def, stored, req.subresource) };
       } catch (e) {
-        if (e instanceof BackendConflict && e.kind === 'modified') {
-          if (precondition !== undefined || attempt >= MAX_UPDATE_RETRIES) throw errors.optimisticLock(this.gr(def), req.name);
-          continue;
-        }
-        if (e instanceof BackendConflict && e.kind === 'missing') throw errors.notFound(this.gr(def), req.name);
-        throw e;
+        if (!(e instanceof BackendConflict)) throw e;
+        // a write without a precondition is computed again from the new state
+        if (e.kind === 'modified' && precondition === undefined && attempt < MAX_UPDATE_RETRIES) continue;
+        throw conflictStatus(e.kind, { gr: this.gr(def), name: req.name });
       }
     }
   }
@@ -243,7 +243,7 @@ export class GenericRegistry {
     patchTypeOf(contentType); // 415 before anything else
     const raw = req.body;
     if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
-    const rules = mergeRulesFor(req.def.kind);
+    const rules = mergeRulesOf(req.def.strategy);
     return this.guaranteedUpdate(
       req,
       undefined,
@@ -294,7 +294,7 @@ export class GenericRegistry {
 
   statusFields(def: ResourceDef): string[] {
     if (!def.subresources.some((s) => s.name === 'status')) return [];
-    return strategyFor(def.kind).statusFields ?? ['status'];
+    return def.strategy.statusFields ?? ['status'];
   }
 
   private applySystemFieldsOnUpdate(strategy: KindStrategy, next: Mutable, current: ApiObject): void {
@@ -330,7 +330,7 @@ export class GenericRegistry {
       this.checkPreconditions(def, req.name, current, opts);
       await runAdmission(this.admission, { operation: 'delete', def, subresource: '', namespace: key.namespace, name: req.name, old: current, user: req.user, dryRun: !!req.dryRun });
       try {
-        const deferred = strategyFor(def.kind).prepareForDelete?.(current);
+        const deferred = def.strategy.prepareForDelete?.(current);
         if (deferred) {
           if (jsonEqual(deferred, current)) return { status: 200, body: forResponse(def, current) };
           const stored = await this.storeUpdate(req, key, deferred, current);
@@ -349,12 +349,10 @@ export class GenericRegistry {
         const deleted = await this.storeDelete(req, key, current);
         return { status: 200, body: this.deleteResponse(def, deleted) };
       } catch (e) {
-        if (e instanceof BackendConflict) {
-          if (e.kind === 'missing') throw errors.notFound(this.gr(def), req.name);
-          if (attempt < MAX_UPDATE_RETRIES) continue;
-          throw errors.optimisticLock(this.gr(def), req.name);
-        }
-        throw e;
+        if (!(e instanceof BackendConflict)) throw e;
+        if (e.kind !== 'missing' && attempt < MAX_UPDATE_RETRIES) continue;
+        // a delete races only with writes: whatever the store said, the object changed under it
+        throw conflictStatus(e.kind === 'missing' ? 'missing' : 'modified', { gr: this.gr(def), name: req.name });
       }
     }
   }
@@ -370,9 +368,9 @@ export class GenericRegistry {
     }
   }
 
-  /** Pods and namespaces return the deleted object; other kinds a Success Status naming it. */
+  /** The deleted object where the kind's strategy says so (pods, namespaces), else a Success Status naming it. */
   private deleteResponse(def: ResourceDef, deleted: ApiObject): unknown {
-    if (def.kind === 'Pod' || def.kind === 'Namespace') return forResponse(def, deleted);
+    if (def.strategy.deleteResponse === 'object') return forResponse(def, deleted);
     const s: Status = {
       kind: 'Status',
       apiVersion: 'v1',
@@ -417,25 +415,26 @@ export class GenericRegistry {
     return req.dryRun ? current : this.store.delete(key, revisionOf(current));
   }
 
-  // ---------- helpers ----------
+  // ---------- helpers (subresource handlers in kind modules reach them through the registry they are given) ----------
 
-  /** The request body as a mutable object of this kind; 400 on a wrong kind/apiVersion or shape. */
-  decodeBody(req: RestRequest, expectKind = req.subresource && req.subresource !== 'status' ? undefined : req.def.kind): ApiObject {
-    const body = req.body;
-    if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind ?? req.def.kind}): expected a JSON object`);
-    const obj = mutableCopy(body) as Mutable;
-    const want = apiVersionOf(req.def);
-    if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
-      throw errors.badRequest(`the API version in the data (${wireText(obj.apiVersion)}) does not match the expected API version (${want})`);
-    }
-    if (expectKind && obj.kind !== undefined && obj.kind !== expectKind) {
-      throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind}): kind ${JSON.stringify(obj.kind)}`);
-    }
-    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-    if (!isPlainObject(obj.metadata)) throw errors.badRequest(`${req.def.kind} in version "${req.def.version}" cannot be handled as a ${req.def.kind}: metadata must be an object`);
-    obj.apiVersion = want;
-    obj.kind = req.def.kind;
-    return obj;
+  /** See checkBodyNames. */
+  checkBodyNames(req: RestRequest, meta: { name?: unknown; namespace?: unknown }): void {
+    checkBodyNames(req, meta);
+  }
+
+  /** A body's `metadata.resourceVersion` as a write precondition (see parseResourceVersion). */
+  preconditionOf(rv: string | undefined): number | undefined {
+    return parseResourceVersion(rv);
+  }
+
+  /** `raw` (a patch in the media type `contentType`) applied to `obj` with the given list rules. */
+  applyPatch(contentType: string, obj: JsonObject, raw: Buffer | string, rules: readonly ListMergeRule[]): JsonObject {
+    return applyPatch(contentType, obj, raw, rules);
+  }
+
+  /** The request body as a mutable object of this kind in storage form (the scheme decodes); 400 on a wrong kind/apiVersion or shape. */
+  decodeBody(req: RestRequest, expectKind = req.subresource && req.subresource !== 'status' ? undefined : req.def.kind): Mutable {
+    return decode(req.def, req.body, expectKind);
   }
 
   private checkNamespace(req: RestRequest, meta: ObjectMeta): void {

@@ -98,6 +98,10 @@ export const errors = {
     if (!d.group) delete d.group;
     return new StatusError(422, 'Invalid', `${gk} "${name}" is invalid: ${agg}`, d);
   },
+  /** 422 without field causes: the request is well formed but cannot be applied (a patch that fails). */
+  unprocessable(message: string): StatusError {
+    return new StatusError(422, 'Invalid', message);
+  },
   badRequest(message: string): StatusError {
     return new StatusError(400, 'BadRequest', message);
   },
@@ -146,8 +150,10 @@ export const errors = {
     e.logDetail = { id, detail: err };
     return e;
   },
-  serverTimeout(gr: GroupResource, op: string, retryAfter = 1): StatusError {
-    return new StatusError(500, 'ServerTimeout', `The ${op} operation against ${groupResourceString(gr)} could not be completed at this time, please try again.`, { ...grDetails(gr, op), retryAfterSeconds: retryAfter });
+  /** `message` replaces the generic "could not be completed" text (a pod whose account has no token yet). */
+  serverTimeout(gr: GroupResource, op: string, retryAfter = 1, message?: string): StatusError {
+    const text = message ?? `The ${op} operation against ${groupResourceString(gr)} could not be completed at this time, please try again.`;
+    return new StatusError(500, 'ServerTimeout', text, { ...grDetails(gr, op), retryAfterSeconds: retryAfter });
   },
   timeout(message: string, retryAfter = 1): StatusError {
     return new StatusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds: retryAfter });

@@ -78,9 +78,9 @@ export function applyPatch(contentType: string, original: JsonObject, body: Buff
       break;
   }
   if (!isPlainObject(result)) {
-    throw new StatusError(422, 'Invalid', `the patched object must be a JSON object, got ${result === null ? 'null' : Array.isArray(result) ? 'a list' : typeof result}`);
+    throw errors.unprocessable(`the patched object must be a JSON object, got ${result === null ? 'null' : Array.isArray(result) ? 'a list' : typeof result}`);
   }
   // JSON patch `move`s and `copy`s can nest values deeper than the body does
-  if (valueTooDeep(result)) throw new StatusError(422, 'Invalid', `the patched object is invalid: ${NESTING_TOO_DEEP}`);
+  if (valueTooDeep(result)) throw errors.unprocessable(`the patched object is invalid: ${NESTING_TOO_DEEP}`);
   return result;
 }

@@ -113,7 +113,7 @@ class Patcher {
   constructor(public doc: JsonValue) {}
 
   apply(op: JsonPatchOperation): void {
-    const fail = (why: string) => new StatusError(422, 'Invalid', `the JSON patch ${op.where} could not be applied: ${why}`);
+    const fail = (why: string) => errors.unprocessable(`the JSON patch ${op.where} could not be applied: ${why}`);
     switch (op.op) {
       case 'add':
         this.add(op.path, op.value!, fail);

@@ -1,17 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import type { CodecRegistry } from '../../codec/codecs.ts';
 import { errors, StatusError } from '../../request/errors.ts';
-import { BackendExpired, BackendRejected } from '../../store/backend.ts';
+import { storageErrorStatus } from '../../registry/storage-errors.ts';
 import { respondError } from '../respond.ts';
-
-/** `err` carrying `detail` for the log under a fresh correlation id that `message(id)` names. */
-function withDetail(message: (id: string) => string, make: (message: string) => StatusError, detail: unknown): StatusError {
-  const id = randomUUID();
-  const err = make(message(id));
-  err.logDetail = { id, detail };
-  return err;
-}
 
 /** Credentials never reach the log: the request's own (whole header, its token, a Basic password) and anything shaped like one. */
 export function redactCredentials(text: string, authorization: string | undefined): string {
@@ -47,20 +38,7 @@ export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => voi
     try {
       await next();
     } catch (e) {
-      let err: StatusError;
-      if (e instanceof StatusError) err = e;
-      else if (e instanceof BackendExpired) {
-        // the storage watch fell behind a compaction: this server cannot write consistently any more
-        err = withDetail((id) => `storage is unavailable: the storage watch ended (correlation id ${id}); restart the server to reload its state`, (m) => errors.serviceUnavailable(m), e);
-      } else if (e instanceof BackendRejected) {
-        if (e.kind === 'too-large') err = errors.tooLarge(e.message);
-        // the write may have been applied: a timeout, never a failure
-        else if (e.kind === 'timeout') {
-          err = withDetail((id) => `storage did not answer in time; the write may or may not have been applied (correlation id ${id})`, (m) => errors.timeout(m, 1), e);
-        } else err = withDetail((id) => `storage is unavailable: the storage backend did not answer (correlation id ${id})`, (m) => errors.serviceUnavailable(m, 1), e);
-      } else {
-        err = errors.internal(e);
-      }
+      const err = e instanceof StatusError ? e : (storageErrorStatus(e) ?? errors.internal(e));
       if (err.logDetail) {
         const { id, detail } = err.logDetail;
         log(`${err.code} ${err.reason} (correlation id ${id}) on ${ctx.method} ${ctx.path}: ${redactCredentials(detailText(detail), authorization)}`);

@@ -1,0 +1,7 @@
+import { defineKind } from '../kind.ts';
+
+/** Answered at once by the authenticator (registry/reviews.ts); not stored. */
+export const tokenReviewKind = defineKind({
+  kind: 'TokenReview',
+  served: [{ groupVersion: 'authentication.platform.io/v1beta1', scope: 'cluster', verbs: ['create'], virtual: true }],
+});

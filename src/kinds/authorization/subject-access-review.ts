@@ -1,0 +1,7 @@
+import { defineKind } from '../kind.ts';
+
+/** Answered at once by the authorizer (registry/reviews.ts); not stored. */
+export const subjectAccessReviewKind = defineKind({
+  kind: 'SubjectAccessReview',
+  served: [{ groupVersion: 'authorization.platform.io/v1beta1', scope: 'cluster', verbs: ['create'], virtual: true }],
+});

@@ -1,0 +1,9 @@
+import { validateConfigMap } from '../../api/validation/config.ts';
+import { defineKind } from '../kind.ts';
+
+export const configMapKind = defineKind({
+  kind: 'ConfigMap',
+  served: [{ groupVersion: 'v1', short: ['cm'] }],
+  strategy: { nameRule: 'dns1123-subdomain', validate: validateConfigMap, fieldLabelMessage: 'long' },
+  fixture: { body: { data: { greeting: 'hello' } } },
+});

@@ -1,0 +1,9 @@
+import { defaultEndpoints, validateEndpoints } from '../../api/validation/service.ts';
+import { defineKind } from '../kind.ts';
+
+export const endpointsKind = defineKind({
+  kind: 'Endpoints',
+  served: [{ groupVersion: 'v1', plural: 'endpoints', short: ['ep'] }],
+  strategy: { nameRule: 'dns1123-subdomain', defaults: defaultEndpoints, validate: validateEndpoints, allowCreateOnUpdate: true, fieldLabelMessage: 'long' },
+  fixture: { body: { subsets: [{ addresses: [{ ip: '10.0.0.1' }], ports: [{ port: 80 }] }] } },
+});

@@ -1,0 +1,9 @@
+import { validateLimitRange } from '../../api/validation/policy.ts';
+import { defineKind } from '../kind.ts';
+
+export const limitRangeKind = defineKind({
+  kind: 'LimitRange',
+  served: [{ groupVersion: 'v1', short: ['limits'] }],
+  strategy: { nameRule: 'dns1123-subdomain', validate: validateLimitRange, allowCreateOnUpdate: true },
+  fixture: { body: { spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } } },
+});

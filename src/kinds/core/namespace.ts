@@ -1,0 +1,67 @@
+import type { JsonValue } from '../../api/object.ts';
+import { isPlainObject } from '../../api/object.ts';
+import { conditionsRule } from '../../api/merge-rules.ts';
+import {
+  defaultNamespace,
+  prepareNamespaceForCreate,
+  prepareNamespaceForDelete,
+  prepareNamespaceForUpdate,
+  validateNamespace,
+} from '../../api/validation/cluster.ts';
+import { errors } from '../../request/errors.ts';
+import type { GenericRegistry, RestRequest, RestResponse } from '../../registry/rest.ts';
+import { read } from '../common.ts';
+import type { HandlerFactory } from '../handler.ts';
+import { defineKind } from '../kind.ts';
+
+/**
+ * PUT /api/v1/namespaces/{name}/finalize (api-machinery §8.1): only spec.finalizers is taken from the
+ * body; everything else stays as stored. The namespace controller uses the same path.
+ */
+export async function finalizeNamespace(registry: GenericRegistry, req: RestRequest): Promise<RestResponse> {
+  const body = registry.decodeBody(req, 'Namespace');
+  if (body.metadata.name && body.metadata.name !== req.name) {
+    throw errors.badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${req.name})`);
+  }
+  const spec = isPlainObject(body.spec) ? body.spec : undefined;
+  const finalizers: JsonValue | undefined = spec?.finalizers;
+  const precondition = registry.preconditionOf(body.metadata.resourceVersion);
+  return registry.guaranteedUpdate({ ...req, subresource: 'finalize' }, precondition, (current) => {
+    const next = structuredClone(current!) as typeof body;
+    const nextSpec = isPlainObject(next.spec) ? next.spec : {};
+    if (finalizers === undefined || finalizers === null) delete nextSpec.finalizers;
+    else nextSpec.finalizers = structuredClone(finalizers);
+    next.spec = nextSpec;
+    return next;
+  });
+}
+
+export const finalizeHandler: HandlerFactory = ({ registry }) => (req, method) => {
+  if (method !== 'PUT') throw errors.methodNotAllowed();
+  return finalizeNamespace(registry, req);
+};
+
+export const namespaceKind = defineKind({
+  kind: 'Namespace',
+  served: [
+    {
+      groupVersion: 'v1',
+      scope: 'cluster',
+      short: ['ns'],
+      subresources: ['status', { name: 'finalize', kind: 'Namespace', verbs: ['update'], handler: finalizeHandler }],
+    },
+  ],
+  strategy: {
+    nameRule: 'dns1123-label',
+    prepareForCreate: prepareNamespaceForCreate,
+    prepareForUpdate: prepareNamespaceForUpdate,
+    prepareForDelete: prepareNamespaceForDelete,
+    defaults: defaultNamespace,
+    validate: validateNamespace,
+    fieldLabels: { 'status.phase': read('status', 'phase') },
+    fieldLabelMessage: 'short',
+    mergeRules: [conditionsRule()],
+    deleteResponse: 'object',
+  },
+  fixture: { body: {} },
+});

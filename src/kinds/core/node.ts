@@ -1,0 +1,18 @@
+import { conditionsRule } from '../../api/merge-rules.ts';
+import { defaultNode, validateNode } from '../../api/validation/cluster.ts';
+import { readOr } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const nodeKind = defineKind({
+  kind: 'Node',
+  served: [{ groupVersion: 'v1', scope: 'cluster', short: ['no'], subresources: ['status'] }],
+  strategy: {
+    nameRule: 'dns1123-subdomain',
+    defaults: defaultNode,
+    validate: validateNode,
+    fieldLabels: { 'spec.unschedulable': readOr('false', 'spec', 'unschedulable') },
+    fieldLabelMessage: 'short',
+    mergeRules: [conditionsRule(), { path: 'status.addresses', mergeKey: 'type' }, { path: 'spec.podCIDRs' }],
+  },
+  fixture: { body: { spec: {} } },
+});

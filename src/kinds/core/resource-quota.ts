@@ -1,0 +1,10 @@
+import { validateResourceQuota } from '../../api/validation/policy.ts';
+import { resetStatus } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const resourceQuotaKind = defineKind({
+  kind: 'ResourceQuota',
+  served: [{ groupVersion: 'v1', short: ['quota'], subresources: ['status'] }],
+  strategy: { nameRule: 'dns1123-subdomain', prepareForCreate: resetStatus(() => ({})), validate: validateResourceQuota, fieldLabelMessage: 'long' },
+  fixture: { body: { spec: { hard: { pods: '10' } } } },
+});

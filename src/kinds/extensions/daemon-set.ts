@@ -1,0 +1,19 @@
+import { templatedWorkloadRules } from '../../api/merge-rules.ts';
+import { defaultDaemonSet, validateDaemonSet } from '../../api/validation/workloads.ts';
+import { exampleTemplate, resetStatus } from '../common.ts';
+import { defineKind } from '../kind.ts';
+
+export const daemonSetKind = defineKind({
+  kind: 'DaemonSet',
+  served: [{ groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] }],
+  strategy: {
+    nameRule: 'dns1123-subdomain',
+    prepareForCreate: resetStatus(() => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0 })),
+    defaults: defaultDaemonSet,
+    validate: validateDaemonSet,
+    tracksGeneration: true,
+    fieldLabelMessage: 'long',
+    mergeRules: templatedWorkloadRules(),
+  },
+  fixture: { body: { spec: { template: exampleTemplate } } },
+});

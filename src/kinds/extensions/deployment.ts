@@ -1,0 +1,31 @@
+import { templatedWorkloadRules } from '../../api/merge-rules.ts';
+import { defaultDeployment, validateDeployment } from '../../api/validation/workloads.ts';
+import { exampleTemplate, resetStatus, STATUS_VERBS } from '../common.ts';
+import { defineKind } from '../kind.ts';
+import { scaleHandler } from '../autoscaling/scale.ts';
+import { rollbackHandler } from './deployment-rollback.ts';
+
+export const deploymentKind = defineKind({
+  kind: 'Deployment',
+  served: [
+    {
+      groupVersion: 'extensions/v1beta1',
+      short: ['deploy'],
+      subresources: [
+        'status',
+        { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'extensions/v1beta1', handler: scaleHandler },
+        { name: 'rollback', kind: 'DeploymentRollback', verbs: ['create'], handler: rollbackHandler },
+      ],
+    },
+  ],
+  strategy: {
+    nameRule: 'dns1123-subdomain',
+    prepareForCreate: resetStatus(() => ({})),
+    defaults: defaultDeployment,
+    validate: validateDeployment,
+    tracksGeneration: true,
+    fieldLabelMessage: 'long',
+    mergeRules: templatedWorkloadRules(),
+  },
+  fixture: { body: { spec: { replicas: 2, template: exampleTemplate } } },
+});

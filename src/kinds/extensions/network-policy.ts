@@ -1,0 +1,9 @@
+import { defaultNetworkPolicy, validateNetworkPolicy } from '../../api/validation/networking.ts';
+import { defineKind } from '../kind.ts';
+
+export const networkPolicyKind = defineKind({
+  kind: 'NetworkPolicy',
+  served: [{ groupVersion: 'extensions/v1beta1', plural: 'networkpolicies', short: ['netpol'] }],
+  strategy: { nameRule: 'dns1123-subdomain', defaults: defaultNetworkPolicy, validate: validateNetworkPolicy },
+  fixture: { body: { spec: { podSelector: {} } } },
+});

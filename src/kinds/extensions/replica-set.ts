@@ -1,0 +1,25 @@
+import { templatedWorkloadRules } from '../../api/merge-rules.ts';
+import { defaultReplicaSet, validateReplicaSet } from '../../api/validation/workloads.ts';
+import { exampleTemplate, resetStatus, STATUS_VERBS } from '../common.ts';
+import { defineKind } from '../kind.ts';
+import { scaleHandler } from '../autoscaling/scale.ts';
+
+export const replicaSetKind = defineKind({
+  kind: 'ReplicaSet',
+  served: [
+    {
+      groupVersion: 'extensions/v1beta1',
+      short: ['rs'],
+      subresources: ['status', { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'extensions/v1beta1', handler: scaleHandler }],
+    },
+  ],
+  strategy: {
+    nameRule: 'dns1123-subdomain',
+    prepareForCreate: resetStatus(() => ({ replicas: 0 })),
+    defaults: defaultReplicaSet,
+    validate: validateReplicaSet,
+    tracksGeneration: true,
+    mergeRules: templatedWorkloadRules(),
+  },
+  fixture: { body: { spec: { replicas: 2, template: exampleTemplate } } },
+});

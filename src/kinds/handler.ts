@@ -1,0 +1,17 @@
+// A subresource (or virtual kind) handler as a kind module declares it: a factory that
+// registry/subresources.ts calls once per server with the parts the handler needs, so a kind module
+// imports no server assembly.
+import type { SpecialHandler } from '../registry/dispatch.ts';
+import type { GenericRegistry } from '../registry/rest.ts';
+import type { Store } from '../store/store.ts';
+import type { Catalogue } from '../api/catalogue.ts';
+
+export interface HandlerDeps {
+  /** Reads and writes go through the generic registry, so validation, admission and concurrency stay there. */
+  registry: GenericRegistry;
+  store: Store;
+  /** What this server serves (a pod's binding finds the pods resource in it). */
+  catalogue: Catalogue;
+}
+
+export type HandlerFactory = (deps: HandlerDeps) => SpecialHandler;

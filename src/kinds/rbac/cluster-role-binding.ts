@@ -1,0 +1,10 @@
+import { validateClusterRoleBinding } from '../../api/validation/rbac.ts';
+import { defineKind } from '../kind.ts';
+
+export const clusterRoleBindingKind = defineKind({
+  kind: 'ClusterRoleBinding',
+  served: [{ groupVersion: 'rbac.authorization.platform.io/v1alpha1', scope: 'cluster' }],
+  // names only need to be path segments ("system:node")
+  strategy: { nameRule: 'path-segment', validate: validateClusterRoleBinding },
+  fixture: { body: { subjects: [{ kind: 'User', name: 'alice' }], roleRef: { kind: 'ClusterRole', name: 'r', apiGroup: 'rbac.authorization.platform.io' } } },
+});

@@ -1,0 +1,10 @@
+import { validateClusterRole } from '../../api/validation/rbac.ts';
+import { defineKind } from '../kind.ts';
+
+export const clusterRoleKind = defineKind({
+  kind: 'ClusterRole',
+  served: [{ groupVersion: 'rbac.authorization.platform.io/v1alpha1', scope: 'cluster' }],
+  // names only need to be path segments ("system:node")
+  strategy: { nameRule: 'path-segment', validate: validateClusterRole },
+  fixture: { body: { rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] } },
+});
