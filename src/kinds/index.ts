@@ -2,6 +2,7 @@
 // handlers and the test fixtures are all built from it. Adding a kind is adding its module here.
 // The order is the discovery order inside each group-version (by plural, as the reference lists them).
 import type { KindModule } from './kind.ts';
+import type { StructShape } from '../api/validation/schema.ts';
 import { bindingKind } from './core/binding.ts';
 import { componentStatusKind } from './core/component-status.ts';
 import { configMapKind } from './core/config-map.ts';
@@ -80,3 +81,8 @@ export const kinds: readonly KindModule[] = [
   roleBindingKind,
   roleKind,
 ];
+
+/** Each kind's typed-field schema, by kind (for tests that walk every schema). */
+export const kindSchemas: Readonly<Record<string, StructShape>> = Object.fromEntries(
+  kinds.flatMap((k) => (k.schema ? [[k.kind, k.schema] as const] : [])),
+);

@@ -5,9 +5,7 @@ import type { JsonObject } from '../api/object.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import type { Verb } from '../api/catalogue.ts';
 import type { HandlerFactory } from './handler.ts';
-import { checkShape, mergeTypeErrors } from '../api/validation/schema.ts';
-import { kindSchemas } from '../api/validation/kind-schemas.ts';
-import { getOwn } from '../api/safe-json.ts';
+import { checkShape, mergeTypeErrors, type StructShape } from '../api/validation/schema.ts';
 
 /** A subresource beyond the status-like default (parent kind, get/patch/update). */
 export interface SubresourceRow {
@@ -58,11 +56,12 @@ export interface KindModule {
   /** Absent: DNS-1123 subdomain names and nothing else (reviews). */
   strategy?: KindStrategy;
   fixture?: KindFixture;
+  /** The typed fields (integer widths, strings, booleans), checked before the strategy's rules (api/validation/kind-schemas.ts). */
+  schema?: StructShape;
 }
 
-/** The kind's rules behind the type check of its typed fields (validation/kind-schemas.ts). */
-function withTypeCheck(kind: string, s: KindStrategy): KindStrategy {
-  const shape = getOwn(kindSchemas, kind);
+/** The kind's rules behind the type check of its typed fields. */
+function withTypeCheck(shape: StructShape | undefined, s: KindStrategy): KindStrategy {
   if (!shape) return s;
   const rules = s.validate;
   return { ...s, validate: (obj, old) => mergeTypeErrors(checkShape(obj, shape, ''), rules?.(obj, old) ?? []) };
@@ -70,5 +69,5 @@ function withTypeCheck(kind: string, s: KindStrategy): KindStrategy {
 
 /** A kind module whose strategy also checks the types of the kind's typed fields. */
 export function defineKind(module: KindModule): KindModule {
-  return module.strategy ? { ...module, strategy: withTypeCheck(module.kind, module.strategy) } : module;
+  return module.strategy ? { ...module, strategy: withTypeCheck(module.schema, module.strategy) } : module;
 }

@@ -3,7 +3,7 @@
 // stored. (The unit side is test/unit/validation-types.test.ts.)
 import test from 'ava';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { kindSchemas } from '../../src/api/validation/kind-schemas.ts';
+import { kindSchemas } from '../../src/kinds/index.ts';
 import { INT32_MESSAGE, INT64_MESSAGE, type Scalar, type Shape } from '../../src/api/validation/schema.ts';
 
 let srv: TestServer;

@@ -5,7 +5,7 @@ import { fieldErrorString, field } from '../../src/request/errors.ts';
 import type { ApiObject, JsonObject, JsonValue } from '../../src/api/object.ts';
 import { strategyFor } from '../../src/api/strategies.ts';
 import { validateObjectMeta } from '../../src/api/validation/meta.ts';
-import { kindSchemas } from '../../src/api/validation/kind-schemas.ts';
+import { kindSchemas } from '../../src/kinds/index.ts';
 import { checkShape, list, map, mergeTypeErrors, struct, INT32_MESSAGE, INT64_MESSAGE, type Scalar, type Shape } from '../../src/api/validation/schema.ts';
 import type { ObjectMeta } from '../../src/api/object.ts';
 

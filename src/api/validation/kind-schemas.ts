@@ -1,4 +1,4 @@
-// The typed fields of each served kind, after the reference's Go types (1.4): every integer field
+// The typed fields of each served kind (each kind module names its schema), after the reference's Go types (1.4): every integer field
 // with its width (int32 / int64 / IntOrString), and the string and boolean fields the validators,
 // defaults or field selectors read. Quantities (requests, limits, hard, capacity) are strings or
 // numbers and are checked by validateResourceList; label and annotation maps by validateLabels and
@@ -101,100 +101,124 @@ const binding = struct({
   roleRef: struct({ apiGroup: str, kind: str, name: str, namespace: str }),
 });
 
-// ---- the table ----
+// ---- one schema per kind, named by its kind module ----
 
-export const kindSchemas: Readonly<Record<string, StructShape>> = {
-  Pod: struct({
-    spec: podSpec,
-    status: struct({ phase: str, hostIP: str, podIP: str, containerStatuses, initContainerStatuses: containerStatuses }),
+export const podSchema: StructShape = struct({
+  spec: podSpec,
+  status: struct({ phase: str, hostIP: str, podIP: str, containerStatuses, initContainerStatuses: containerStatuses }),
+});
+
+export const podTemplateSchema: StructShape = struct({ template: podTemplateSpec });
+
+export const replicationControllerSchema: StructShape = struct({
+  spec: struct({ replicas: i32, minReadySeconds: i32, template: podTemplateSpec }),
+  status: struct(replicaStatus),
+});
+
+export const replicaSetSchema: StructShape = replicaSet;
+
+export const deploymentSchema: StructShape = struct({
+  spec: struct({
+    replicas: i32, minReadySeconds: i32, revisionHistoryLimit: i32, progressDeadlineSeconds: i32, paused: bool,
+    selector: labelSelector, template: podTemplateSpec,
+    strategy: struct({ type: str, rollingUpdate: struct({ maxUnavailable: intOrString, maxSurge: intOrString }) }),
+    rollbackTo: struct({ revision: i64 }),
   }),
-  PodTemplate: struct({ template: podTemplateSpec }),
-  ReplicationController: struct({
-    spec: struct({ replicas: i32, minReadySeconds: i32, template: podTemplateSpec }),
-    status: struct(replicaStatus),
+  status: struct({ observedGeneration: i64, replicas: i32, updatedReplicas: i32, availableReplicas: i32, unavailableReplicas: i32 }),
+});
+
+export const daemonSetSchema: StructShape = struct({
+  spec: struct({ selector: labelSelector, template: podTemplateSpec }),
+  status: struct({ currentNumberScheduled: i32, numberMisscheduled: i32, desiredNumberScheduled: i32, numberReady: i32, observedGeneration: i64 }),
+});
+
+export const jobSchema: StructShape = struct({
+  spec: struct({ parallelism: i32, completions: i32, activeDeadlineSeconds: i64, manualSelector: bool, selector: labelSelector, template: podTemplateSpec }),
+  status: struct({ active: i32, succeeded: i32, failed: i32 }),
+});
+
+export const horizontalPodAutoscalerSchema: StructShape = struct({
+  spec: struct({
+    scaleTargetRef: struct({ kind: str, name: str, apiVersion: str }),
+    scaleRef: struct({ kind: str, name: str, apiVersion: str, subresource: str }),
+    minReplicas: i32, maxReplicas: i32, targetCPUUtilizationPercentage: i32,
+    cpuUtilization: struct({ targetPercentage: i32 }),
   }),
-  ReplicaSet: replicaSet,
-  Deployment: struct({
-    spec: struct({
-      replicas: i32, minReadySeconds: i32, revisionHistoryLimit: i32, progressDeadlineSeconds: i32, paused: bool,
-      selector: labelSelector, template: podTemplateSpec,
-      strategy: struct({ type: str, rollingUpdate: struct({ maxUnavailable: intOrString, maxSurge: intOrString }) }),
-      rollbackTo: struct({ revision: i64 }),
-    }),
-    status: struct({ observedGeneration: i64, replicas: i32, updatedReplicas: i32, availableReplicas: i32, unavailableReplicas: i32 }),
+  status: struct({ observedGeneration: i64, currentReplicas: i32, desiredReplicas: i32, currentCPUUtilizationPercentage: i32 }),
+});
+
+export const scaleSchema: StructShape = struct({ spec: struct({ replicas: i32 }), status: struct({ replicas: i32 }) });
+
+export const deploymentRollbackSchema: StructShape = struct({ name: str, rollbackTo: struct({ revision: i64 }) });
+
+export const serviceSchema: StructShape = struct({
+  spec: struct({
+    ports: list(struct({ name: str, protocol: str, port: i32, targetPort: intOrString, nodePort: i32 })),
+    clusterIP: str, type: str, externalIPs: strings, sessionAffinity: str, loadBalancerIP: str, loadBalancerSourceRanges: strings,
   }),
-  DaemonSet: struct({
-    spec: struct({ selector: labelSelector, template: podTemplateSpec }),
-    status: struct({ currentNumberScheduled: i32, numberMisscheduled: i32, desiredNumberScheduled: i32, numberReady: i32, observedGeneration: i64 }),
+});
+
+export const endpointsSchema: StructShape = struct({
+  subsets: list(struct({
+    addresses: list(struct({ ip: str, hostname: str, nodeName: str })),
+    notReadyAddresses: list(struct({ ip: str, hostname: str, nodeName: str })),
+    ports: list(struct({ name: str, port: i32, protocol: str })),
+  })),
+});
+
+export const eventSchema: StructShape = struct({
+  involvedObject: struct({ kind: str, namespace: str, name: str, uid: str, apiVersion: str, resourceVersion: str, fieldPath: str }),
+  reason: str, message: str, source: struct({ component: str, host: str }), count: i32, type: str,
+});
+
+export const nodeSchema: StructShape = struct({
+  spec: struct({ podCIDR: str, externalID: str, providerID: str, unschedulable: bool }),
+  status: struct({
+    addresses: list(struct({ type: str, address: str })),
+    daemonEndpoints: struct({ kubeletEndpoint: struct({ Port: i32 }) }),
+    images: list(struct({ names: strings, sizeBytes: i64 })),
   }),
-  Job: struct({
-    spec: struct({ parallelism: i32, completions: i32, activeDeadlineSeconds: i64, manualSelector: bool, selector: labelSelector, template: podTemplateSpec }),
-    status: struct({ active: i32, succeeded: i32, failed: i32 }),
+});
+
+export const namespaceSchema: StructShape = struct({ spec: struct({ finalizers: strings }), status: struct({ phase: str }) });
+
+export const secretSchema: StructShape = struct({ type: str });
+
+export const serviceAccountSchema: StructShape = struct({ secrets: list(localRef), imagePullSecrets: list(localRef) });
+
+export const persistentVolumeSchema: StructShape = struct({ spec: struct({ ...persistentSources, persistentVolumeReclaimPolicy: str }) });
+
+export const persistentVolumeClaimSchema: StructShape = struct({ spec: struct({ selector: labelSelector, volumeName: str }) });
+
+export const ingressSchema: StructShape = struct({
+  spec: struct({
+    backend: struct({ serviceName: str, servicePort: intOrString }),
+    rules: list(struct({
+      host: str,
+      http: struct({ paths: list(struct({ path: str, backend: struct({ serviceName: str, servicePort: intOrString }) })) }),
+    })),
+    tls: list(struct({ hosts: strings, secretName: str })),
   }),
-  HorizontalPodAutoscaler: struct({
-    spec: struct({
-      scaleTargetRef: struct({ kind: str, name: str, apiVersion: str }),
-      scaleRef: struct({ kind: str, name: str, apiVersion: str, subresource: str }),
-      minReplicas: i32, maxReplicas: i32, targetCPUUtilizationPercentage: i32,
-      cpuUtilization: struct({ targetPercentage: i32 }),
-    }),
-    status: struct({ observedGeneration: i64, currentReplicas: i32, desiredReplicas: i32, currentCPUUtilizationPercentage: i32 }),
-  }),
-  Scale: struct({ spec: struct({ replicas: i32 }), status: struct({ replicas: i32 }) }),
-  DeploymentRollback: struct({ name: str, rollbackTo: struct({ revision: i64 }) }),
-  Service: struct({
-    spec: struct({
-      ports: list(struct({ name: str, protocol: str, port: i32, targetPort: intOrString, nodePort: i32 })),
-      clusterIP: str, type: str, externalIPs: strings, sessionAffinity: str, loadBalancerIP: str, loadBalancerSourceRanges: strings,
-    }),
-  }),
-  Endpoints: struct({
-    subsets: list(struct({
-      addresses: list(struct({ ip: str, hostname: str, nodeName: str })),
-      notReadyAddresses: list(struct({ ip: str, hostname: str, nodeName: str })),
-      ports: list(struct({ name: str, port: i32, protocol: str })),
+});
+
+export const networkPolicySchema: StructShape = struct({
+  spec: struct({
+    podSelector: labelSelector,
+    ingress: list(struct({
+      ports: list(struct({ protocol: str, port: intOrString })),
+      from: list(struct({ podSelector: labelSelector, namespaceSelector: labelSelector })),
     })),
   }),
-  Event: struct({
-    involvedObject: struct({ kind: str, namespace: str, name: str, uid: str, apiVersion: str, resourceVersion: str, fieldPath: str }),
-    reason: str, message: str, source: struct({ component: str, host: str }), count: i32, type: str,
-  }),
-  Node: struct({
-    spec: struct({ podCIDR: str, externalID: str, providerID: str, unschedulable: bool }),
-    status: struct({
-      addresses: list(struct({ type: str, address: str })),
-      daemonEndpoints: struct({ kubeletEndpoint: struct({ Port: i32 }) }),
-      images: list(struct({ names: strings, sizeBytes: i64 })),
-    }),
-  }),
-  Namespace: struct({ spec: struct({ finalizers: strings }), status: struct({ phase: str }) }),
-  Secret: struct({ type: str }),
-  ServiceAccount: struct({ secrets: list(localRef), imagePullSecrets: list(localRef) }),
-  PersistentVolume: struct({ spec: struct({ ...persistentSources, persistentVolumeReclaimPolicy: str }) }),
-  PersistentVolumeClaim: struct({ spec: struct({ selector: labelSelector, volumeName: str }) }),
-  Ingress: struct({
-    spec: struct({
-      backend: struct({ serviceName: str, servicePort: intOrString }),
-      rules: list(struct({
-        host: str,
-        http: struct({ paths: list(struct({ path: str, backend: struct({ serviceName: str, servicePort: intOrString }) })) }),
-      })),
-      tls: list(struct({ hosts: strings, secretName: str })),
-    }),
-  }),
-  NetworkPolicy: struct({
-    spec: struct({
-      podSelector: labelSelector,
-      ingress: list(struct({
-        ports: list(struct({ protocol: str, port: intOrString })),
-        from: list(struct({ podSelector: labelSelector, namespaceSelector: labelSelector })),
-      })),
-    }),
-  }),
-  ThirdPartyResource: struct({ description: str, versions: list(struct({ name: str })) }),
-  Binding: struct({ target: struct({ kind: str, name: str, namespace: str, apiVersion: str }) }),
-  Role: struct({ rules }),
-  ClusterRole: struct({ rules }),
-  RoleBinding: binding,
-  ClusterRoleBinding: binding,
-};
+});
+
+export const thirdPartyResourceSchema: StructShape = struct({ description: str, versions: list(struct({ name: str })) });
+
+export const bindingSchema: StructShape = struct({ target: struct({ kind: str, name: str, namespace: str, apiVersion: str }) });
+
+export const roleSchema: StructShape = struct({ rules });
+
+export const clusterRoleSchema: StructShape = struct({ rules });
+
+export const roleBindingSchema: StructShape = binding;
+
+export const clusterRoleBindingSchema: StructShape = binding;

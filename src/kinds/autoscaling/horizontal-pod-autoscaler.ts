@@ -1,10 +1,12 @@
 import { defaultHorizontalPodAutoscaler, validateHorizontalPodAutoscaler } from '../../api/validation/autoscaling.ts';
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { horizontalPodAutoscalerSchema } from '../../api/validation/kind-schemas.ts';
 
 /** Served by autoscaling/v1 and (older shape: scaleRef) extensions/v1beta1, stored once. */
 export const horizontalPodAutoscalerKind = defineKind({
   kind: 'HorizontalPodAutoscaler',
+  schema: horizontalPodAutoscalerSchema,
   storageGroup: 'autoscaling',
   served: [
     { groupVersion: 'autoscaling/v1', short: ['hpa'], subresources: ['status'] },

@@ -8,6 +8,7 @@ import { validateScale } from '../../api/validation/autoscaling.ts';
 import { errors } from '../../request/errors.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
+import { scaleSchema } from '../../api/validation/kind-schemas.ts';
 
 type Mutable = ApiObject & JsonObject;
 
@@ -84,4 +85,4 @@ export const scaleHandler: HandlerFactory = ({ registry, store }) => async (req,
 };
 
 /** Only ever the body of a `scale` subresource: no catalogue row of its own. */
-export const scaleKind = defineKind({ kind: 'Scale', served: [], strategy: scaleStrategy });
+export const scaleKind = defineKind({ kind: 'Scale', schema: scaleSchema, served: [], strategy: scaleStrategy });

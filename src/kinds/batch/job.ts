@@ -2,10 +2,12 @@ import { templatedWorkloadRules } from '../../api/merge-rules.ts';
 import { defaultJob, validateJob } from '../../api/validation/workloads.ts';
 import { examplePodSpec, readOr, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { jobSchema } from '../../api/validation/kind-schemas.ts';
 
 /** Served by batch/v1 and extensions/v1beta1, stored once. */
 export const jobKind = defineKind({
   kind: 'Job',
+  schema: jobSchema,
   storageGroup: 'batch',
   served: [
     { groupVersion: 'batch/v1', subresources: ['status'] },

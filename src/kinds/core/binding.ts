@@ -7,6 +7,7 @@ import { errors, field, type FieldError } from '../../request/errors.ts';
 import type { RestRequest } from '../../registry/rest.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
+import { bindingSchema } from '../../api/validation/kind-schemas.ts';
 
 type Mutable = ApiObject & JsonObject;
 
@@ -49,6 +50,7 @@ export const bindingHandler: HandlerFactory = ({ registry, catalogue }) => {
 
 export const bindingKind = defineKind({
   kind: 'Binding',
+  schema: bindingSchema,
   served: [{ groupVersion: 'v1', verbs: ['create'], virtual: true, handler: bindingHandler }],
   strategy: { nameRule: 'dns1123-subdomain', validate: validateBinding },
 });

@@ -2,6 +2,7 @@ import type { KindStrategy } from '../../api/strategy.ts';
 import { validateEvent } from '../../api/validation/misc.ts';
 import { read } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { eventSchema } from '../../api/validation/kind-schemas.ts';
 
 const fieldLabels: NonNullable<KindStrategy['fieldLabels']> = {
   ...Object.fromEntries(
@@ -14,6 +15,7 @@ const fieldLabels: NonNullable<KindStrategy['fieldLabels']> = {
 
 export const eventKind = defineKind({
   kind: 'Event',
+  schema: eventSchema,
   served: [{ groupVersion: 'v1', short: ['ev'] }],
   strategy: { nameRule: 'path-segment', validate: validateEvent, allowCreateOnUpdate: true, fieldLabels, fieldLabelMessage: 'short' },
   fixture: { body: { involvedObject: { kind: 'Pod', name: 'p', namespace: '$NS' }, reason: 'Tested', message: 'a test event', type: 'Normal' } },

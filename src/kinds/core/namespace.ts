@@ -13,6 +13,7 @@ import type { GenericRegistry, RestRequest, RestResponse } from '../../registry/
 import { read } from '../common.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
+import { namespaceSchema } from '../../api/validation/kind-schemas.ts';
 
 /**
  * PUT /api/v1/namespaces/{name}/finalize (api-machinery §8.1): only spec.finalizers is taken from the
@@ -43,6 +44,7 @@ export const finalizeHandler: HandlerFactory = ({ registry }) => (req, method) =
 
 export const namespaceKind = defineKind({
   kind: 'Namespace',
+  schema: namespaceSchema,
   served: [
     {
       groupVersion: 'v1',

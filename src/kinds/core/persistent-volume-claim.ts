@@ -2,9 +2,11 @@ import { conditionsRule } from '../../api/merge-rules.ts';
 import { defaultPersistentVolumeClaim, validatePersistentVolumeClaim } from '../../api/validation/storage.ts';
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { persistentVolumeClaimSchema } from '../../api/validation/kind-schemas.ts';
 
 export const persistentVolumeClaimKind = defineKind({
   kind: 'PersistentVolumeClaim',
+  schema: persistentVolumeClaimSchema,
   served: [{ groupVersion: 'v1', short: ['pvc'], subresources: ['status'] }],
   strategy: {
     nameRule: 'dns1123-subdomain',

@@ -1,9 +1,11 @@
 import { defaultPersistentVolume, validatePersistentVolume } from '../../api/validation/storage.ts';
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { persistentVolumeSchema } from '../../api/validation/kind-schemas.ts';
 
 export const persistentVolumeKind = defineKind({
   kind: 'PersistentVolume',
+  schema: persistentVolumeSchema,
   served: [{ groupVersion: 'v1', scope: 'cluster', short: ['pv'], subresources: ['status'] }],
   strategy: {
     nameRule: 'dns1123-subdomain',

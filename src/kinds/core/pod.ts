@@ -5,6 +5,7 @@ import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from '../../ap
 import { examplePodSpec, read, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { bindingHandler } from './binding.ts';
+import { podSchema } from '../../api/validation/kind-schemas.ts';
 
 const none = (): string => '';
 
@@ -21,6 +22,7 @@ const statusRules: ListMergeRule[] = [
 
 export const podKind = defineKind({
   kind: 'Pod',
+  schema: podSchema,
   served: [
     {
       groupVersion: 'v1',

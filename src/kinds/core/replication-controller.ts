@@ -3,9 +3,11 @@ import { defaultReplicationController, validateReplicationController } from '../
 import { exampleTemplate, readOr, resetStatus, STATUS_VERBS } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
+import { replicationControllerSchema } from '../../api/validation/kind-schemas.ts';
 
 export const replicationControllerKind = defineKind({
   kind: 'ReplicationController',
+  schema: replicationControllerSchema,
   served: [
     {
       groupVersion: 'v1',

@@ -2,9 +2,11 @@ import { templatedWorkloadRules } from '../../api/merge-rules.ts';
 import { defaultDaemonSet, validateDaemonSet } from '../../api/validation/workloads.ts';
 import { exampleTemplate, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { daemonSetSchema } from '../../api/validation/kind-schemas.ts';
 
 export const daemonSetKind = defineKind({
   kind: 'DaemonSet',
+  schema: daemonSetSchema,
   served: [{ groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] }],
   strategy: {
     nameRule: 'dns1123-subdomain',

@@ -7,6 +7,7 @@ import { INT64_MESSAGE } from '../../api/validation/schema.ts';
 import { errors, field, type FieldError } from '../../request/errors.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
+import { deploymentRollbackSchema } from '../../api/validation/kind-schemas.ts';
 
 type Mutable = ApiObject & JsonObject;
 
@@ -34,6 +35,7 @@ export const rollbackHandler: HandlerFactory = ({ registry }) => async (req, met
 /** Only ever the body of a deployment's `rollback` subresource: no catalogue row of its own. */
 export const deploymentRollbackKind = defineKind({
   kind: 'DeploymentRollback',
+  schema: deploymentRollbackSchema,
   served: [],
   strategy: { nameRule: 'dns1123-subdomain', validate: validateDeploymentRollback },
 });

@@ -4,9 +4,11 @@ import { exampleTemplate, resetStatus, STATUS_VERBS } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
 import { rollbackHandler } from './deployment-rollback.ts';
+import { deploymentSchema } from '../../api/validation/kind-schemas.ts';
 
 export const deploymentKind = defineKind({
   kind: 'Deployment',
+  schema: deploymentSchema,
   served: [
     {
       groupVersion: 'extensions/v1beta1',

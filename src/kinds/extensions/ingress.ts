@@ -1,9 +1,11 @@
 import { validateIngress } from '../../api/validation/networking.ts';
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { ingressSchema } from '../../api/validation/kind-schemas.ts';
 
 export const ingressKind = defineKind({
   kind: 'Ingress',
+  schema: ingressSchema,
   served: [{ groupVersion: 'extensions/v1beta1', plural: 'ingresses', short: ['ing'], subresources: ['status'] }],
   strategy: { nameRule: 'dns1123-subdomain', prepareForCreate: resetStatus(() => ({ loadBalancer: {} })), validate: validateIngress, fieldLabelMessage: 'long' },
   fixture: { body: { spec: { backend: { serviceName: 's', servicePort: 80 } } } },

@@ -3,9 +3,11 @@ import { defaultReplicaSet, validateReplicaSet } from '../../api/validation/work
 import { exampleTemplate, resetStatus, STATUS_VERBS } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
+import { replicaSetSchema } from '../../api/validation/kind-schemas.ts';
 
 export const replicaSetKind = defineKind({
   kind: 'ReplicaSet',
+  schema: replicaSetSchema,
   served: [
     {
       groupVersion: 'extensions/v1beta1',

@@ -1,8 +1,10 @@
 import { validateClusterRoleBinding } from '../../api/validation/rbac.ts';
 import { defineKind } from '../kind.ts';
+import { clusterRoleBindingSchema } from '../../api/validation/kind-schemas.ts';
 
 export const clusterRoleBindingKind = defineKind({
   kind: 'ClusterRoleBinding',
+  schema: clusterRoleBindingSchema,
   served: [{ groupVersion: 'rbac.authorization.platform.io/v1alpha1', scope: 'cluster' }],
   // names only need to be path segments ("system:node")
   strategy: { nameRule: 'path-segment', validate: validateClusterRoleBinding },

@@ -1,8 +1,10 @@
 import { validateRoleBinding } from '../../api/validation/rbac.ts';
 import { defineKind } from '../kind.ts';
+import { roleBindingSchema } from '../../api/validation/kind-schemas.ts';
 
 export const roleBindingKind = defineKind({
   kind: 'RoleBinding',
+  schema: roleBindingSchema,
   served: [{ groupVersion: 'rbac.authorization.platform.io/v1alpha1' }],
   // names only need to be path segments ("system:node")
   strategy: { nameRule: 'path-segment', validate: validateRoleBinding },
