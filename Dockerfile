@@ -1,14 +1,26 @@
 # Portcullis as a container: mount policy files under /policies and pass the flags that use them, e.g.
 #   docker run -p 6443:6443 -v $PWD/policies:/policies portcullis \
 #     --authorization-mode=ABAC --authorization-policy-file=/policies/abac-example.jsonl
-FROM node:20-bookworm-slim
+
+# Build stage: every dependency (TypeScript, AssemblyScript), then the engine and the JavaScript.
+FROM node:20-bookworm-slim AS build
 WORKDIR /opt/portcullis
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
+
+# Runtime stage: production dependencies, the compiled server, the engine and the policies it reads
+# (policies/bootstrap-rbac.yaml is the bootstrap RBAC policy); no transpiler, no sources.
+FROM node:20-bookworm-slim
+WORKDIR /opt/portcullis
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /opt/portcullis/dist ./dist
+COPY --from=build /opt/portcullis/build/policy.wasm ./build/policy.wasm
+COPY policies ./policies
 # development certificates and the embedded store live in volumes, never in the image
 VOLUME ["/opt/portcullis/certs", "/opt/portcullis/data", "/policies"]
 EXPOSE 6443
-ENTRYPOINT ["node", "bin/portcullis.mjs"]
+ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve"]

@@ -1,5 +1,6 @@
-// `npm test`: build the engine, typecheck, run every ava test file, and end with the plain
-// "N passed, N failed" line that CI reads. Extra arguments go to ava (e.g. a file pattern).
+// `npm test`: build (the engine and dist/), typecheck, check the layering rules, run every ava test file,
+// and end with the plain "N passed, N failed" line that CI reads. Extra arguments go to ava (e.g. a file
+// pattern).
 import { spawn, spawnSync } from 'node:child_process';
 
 function step(cmd, args) {
@@ -9,6 +10,11 @@ function step(cmd, args) {
 
 step('npm', ['run', '--silent', 'build']);
 step('npx', ['tsc', '--noEmit', '-p', '.']);
+// the folder layering of ../shared/ARCHITECTURE.md (.dependency-cruiser.cjs)
+step('npm', ['run', '--silent', 'lint:deps']);
+// the compiled command runs without tsx and finds build/policy.wasm from dist/ (the tests use src/)
+step(process.execPath, ['bin/portcullis.mjs', 'can-i', 'list', 'pods', '-n', 'projectCaribou', '--as', 'alice',
+  '--policy-file', 'policies/abac-example.jsonl']);
 
 const ava = spawn('npx', ['ava', '--tap', ...process.argv.slice(2)], { stdio: ['ignore', 'pipe', 'inherit'] });
 let passed = 0;
