@@ -14,10 +14,12 @@ const LAYERS = [
   { name: 'request', path: '^src/request/' },
   { name: 'authn', path: '^src/authn/' },
   { name: 'authz', path: '^src/authz/' },
-  // one module per kind (catalogue rows, strategy, subresource handlers); the generic registry is driven
-  // by them, so the interfaces a kind's handler needs live in kinds/ or api/, not in registry/
-  { name: 'kinds', path: '^src/kinds/' },
+  // the generic registry: REST for every kind, driven by the catalogue rows and the strategies they
+  // carry (handed to it at run time), so it names no kind and imports no kind module
   { name: 'registry', path: '^src/registry/' },
+  // one module per kind (catalogue rows, strategy, subresource handlers built on the registry) and the
+  // catalogue table assembled from them
+  { name: 'kinds', path: '^src/kinds/' },
   // side by side above the registry: the front door (request-info → authn → impersonation → authz), the
   // admission plugins (they implement the registry's admission interface; the server lists them) and the
   // controllers (they act through the registry); see `frontdoor-opens-no-backend`, `backend-not-frontdoor`

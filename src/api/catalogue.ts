@@ -1,13 +1,7 @@
-// The catalogue: ONE table of every group, version and kind the server knows, built from the kind
-// modules listed in src/kinds/index.ts. Routing, discovery, OpenAPI, request-info, RBAC resource names
-// and the CLI all read it; adding a kind is adding its module to that list.
+// The catalogue's types and lookups: every group, version and kind a server serves. The table itself
+// is built from the kind modules (src/kinds/catalogue.ts); routing, discovery, OpenAPI, request-info,
+// RBAC resource names and the CLI read it through a `Catalogue`.
 import type { KindStrategy } from './strategy.ts';
-import { defaultStrategy } from './strategy.ts';
-import { kinds } from '../kinds/index.ts';
-import type { KindModule, ServedIn, SubresourceRow } from '../kinds/kind.ts';
-import type { HandlerFactory } from '../kinds/handler.ts';
-
-export type { HandlerFactory } from '../kinds/handler.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -29,8 +23,6 @@ export interface SubresourceDef {
    */
   group?: string;
   version?: string;
-  /** The handler serving it (scale, binding, rollback, finalize); absent: the generic registry (status). */
-  handler?: HandlerFactory;
 }
 
 export interface ResourceDef {
@@ -48,8 +40,6 @@ export interface ResourceDef {
   storageGroup: string;
   /** Not stored: create answers at once (reviews, bindings). */
   virtual?: boolean;
-  /** Serves the whole resource of a virtual kind (bindings, componentstatuses). */
-  handler?: HandlerFactory;
   /** How the generic registry treats the kind (the same object in every group-version serving it). */
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
@@ -66,57 +56,6 @@ export const groupVersions: GroupVersion[] = [
   { group: 'rbac.authorization.platform.io', version: 'v1alpha1', enabledByDefault: false },
 ];
 
-const CRUD: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const STATUS: Verb[] = ['get', 'patch', 'update'];
-
-function splitGroupVersion(gv: string): { group: string; version: string } {
-  const slash = gv.indexOf('/');
-  return slash < 0 ? { group: '', version: gv } : { group: gv.slice(0, slash), version: gv.slice(slash + 1) };
-}
-
-/** A name alone is the status-like default: the parent's kind, get/patch/update. */
-function subresourceDef(parentKind: string, s: string | SubresourceRow): SubresourceDef {
-  if (typeof s === 'string') return { name: s, kind: parentKind, verbs: STATUS };
-  const def: SubresourceDef = { name: s.name, kind: s.kind, verbs: s.verbs };
-  if (s.kindGroupVersion) Object.assign(def, splitGroupVersion(s.kindGroupVersion));
-  if (s.handler) def.handler = s.handler;
-  return def;
-}
-
-function resourceDef(m: KindModule, row: ServedIn): ResourceDef {
-  const { group, version } = splitGroupVersion(row.groupVersion);
-  const storageGroup = m.storageGroup ?? splitGroupVersion(m.served[0].groupVersion).group;
-  const storedIn = m.served.find((r) => splitGroupVersion(r.groupVersion).group === storageGroup) ?? m.served[0];
-  const def: ResourceDef = {
-    group,
-    version,
-    kind: m.kind,
-    plural: row.plural ?? pluralOf(m.kind),
-    singular: m.kind.toLowerCase(),
-    listKind: `${m.kind}List`,
-    namespaced: row.scope !== 'cluster',
-    verbs: row.verbs ?? CRUD,
-    subresources: (row.subresources ?? []).map((s) => subresourceDef(m.kind, s)),
-    shortNames: row.short ?? [],
-    storageGroup,
-    virtual: row.virtual,
-    strategy: m.strategy ?? defaultStrategy,
-    storageVersion: storedIn.groupVersion,
-  };
-  if (row.handler) def.handler = row.handler;
-  return def;
-}
-
-/** Rows per group-version in `groupVersions` order, each in the order of the kind list. */
-function build(): ResourceDef[] {
-  const defs: ResourceDef[] = [];
-  for (const gv of groupVersions) {
-    const key = gvString(gv.group, gv.version);
-    for (const m of kinds) for (const row of m.served) if (row.groupVersion === key) defs.push(resourceDef(m, row));
-  }
-  return defs;
-}
-
 /** Lower-case plural the way the reference RESTMapper derives it (`s`→`ses`, `y`→`ies`, else `s`). */
 export function pluralOf(kind: string): string {
   const lower = kind.toLowerCase();
@@ -124,8 +63,6 @@ export function pluralOf(kind: string): string {
   if (lower.endsWith('y')) return `${lower.slice(0, -1)}ies`;
   return `${lower}s`;
 }
-
-export const resources: readonly ResourceDef[] = build();
 
 export function gvString(group: string, version: string): string {
   return group ? `${group}/${version}` : version;
@@ -146,10 +83,11 @@ export class Catalogue {
   readonly resources: ResourceDef[];
   private readonly byPath = new Map<string, ResourceDef>();
 
-  constructor(enabled: (gv: GroupVersion) => boolean) {
+  /** `all`: every row this build knows (src/kinds/catalogue.ts); `enabled`: the group-versions to serve. */
+  constructor(all: readonly ResourceDef[], enabled: (gv: GroupVersion) => boolean) {
     this.groupVersions = groupVersions.filter(enabled);
     const on = new Set(this.groupVersions.map((g) => gvString(g.group, g.version)));
-    this.resources = resources.filter((r) => on.has(gvString(r.group, r.version)));
+    this.resources = all.filter((r) => on.has(gvString(r.group, r.version)));
     for (const r of this.resources) this.byPath.set(`${r.group}/${r.version}/${r.plural}`, r);
   }
 

@@ -3,7 +3,7 @@
 // the 1.4 ones plus the modern `patchMergeKey` tags that kubectl 1.32 compiles in, with the modern key
 // where the two differ (volumeMounts by mountPath): kubectl computes `apply` patches with those keys,
 // and the server must match elements the same way. The lookup by kind is strategies.ts's mergeRulesFor.
-import type { ListMergeRule } from './strategy.ts';
+import type { KindStrategy, ListMergeRule } from './strategy.ts';
 
 /** `metadata.ownerReferences` by uid, `metadata.finalizers` as a set. */
 export function objectMetaRules(prefix = 'metadata'): ListMergeRule[] {
@@ -52,4 +52,9 @@ export function conditionsRule(prefix = 'status'): ListMergeRule {
 /** Workloads that carry a pod template at `spec.template` and conditions in their status. */
 export function templatedWorkloadRules(): ListMergeRule[] {
   return [...podTemplateRules('spec.template'), conditionsRule()];
+}
+
+/** Every strategic-merge list rule of a strategy: the ObjectMeta rules every kind shares, then its own. */
+export function mergeRulesOf(strategy: KindStrategy): ListMergeRule[] {
+  return [...objectMetaRules(), ...(strategy.mergeRules ?? [])];
 }

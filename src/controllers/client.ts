@@ -1,6 +1,7 @@
 // The controllers' write path: every write goes through the generic registry as the API server's own
 // user, so validation, defaults and admission apply to it as to any client's write.
-import { resources, type ResourceDef } from '../api/catalogue.ts';
+import { type ResourceDef } from '../api/catalogue.ts';
+import { resources } from '../kinds/catalogue.ts';
 import type { ApiObject, JsonObject } from '../api/object.ts';
 import type { UserInfo } from '../authn/types.ts';
 import { StatusError } from '../request/errors.ts';

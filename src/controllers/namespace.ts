@@ -2,7 +2,8 @@
 // namespaced kind the server stores, then its `platform` finalizer is removed through /finalize, then
 // it is deleted. Keyed by namespace name; woken by the namespace's own events and by any change of
 // an object inside a namespace that is terminating.
-import { resources, type ResourceDef } from '../api/catalogue.ts';
+import { type ResourceDef } from '../api/catalogue.ts';
+import { resources } from '../kinds/catalogue.ts';
 import type { ApiObject } from '../api/object.ts';
 import { FINALIZER_PLATFORM } from '../api/validation/cluster.ts';
 import type { GenericRegistry } from '../registry/rest.ts';

@@ -1,5 +1,5 @@
 // A subresource (or virtual kind) handler as a kind module declares it: a factory that
-// registry/subresources.ts calls once per server with the parts the handler needs, so a kind module
+// src/kinds/handlers.ts calls once per server with the parts the handler needs, so a kind module
 // imports no server assembly.
 import type { SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';

@@ -5,7 +5,11 @@ import type { UserInfo } from '../authn/types.ts';
 import { parseDryRun } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 import { deleteBodyDryRun } from './delete-options.ts';
-import { handlerKey } from './subresources.ts';
+
+/** The dispatcher's key of a handler: `<plural>/<subresource>`, or `<plural>` for a virtual kind. */
+export function handlerKey(def: Pick<ResourceDef, 'plural'>, subresource: string): string {
+  return subresource ? `${def.plural}/${subresource}` : def.plural;
+}
 
 /** A handler for one subresource (or a virtual kind) that is not plain status. */
 export type SpecialHandler = (req: RestRequest, method: string) => Promise<RestResponse> | RestResponse;

@@ -2,7 +2,7 @@ import type { ApiObject, JsonObject, ObjectMeta } from '../api/object.ts';
 import { isPlainObject, jsonEqual } from '../api/object.ts';
 import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
-import { mergeRulesOf } from '../api/strategies.ts';
+import { mergeRulesOf } from '../api/merge-rules.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
 import { wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import type { ResourceDef } from '../api/catalogue.ts';
 import type { ApiObject } from '../api/object.ts';
 import { escapeFieldValue, fieldLabelReader, parseFieldSelector } from '../api/selectors/field.ts';
-import { strategyFor } from '../api/strategies.ts';
+import { strategyFor } from '../kinds/strategies.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { negotiate } from '../codec/media.ts';
 import type { ServerOptions } from '../config/options.ts';

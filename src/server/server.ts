@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
+import { resources } from '../kinds/catalogue.ts';
 import { defaultCodecs } from '../codec/codecs.ts';
 import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
 import type { UserInfo } from '../authn/types.ts';
@@ -17,7 +18,7 @@ import type { ServerAddress } from '../registry/discovery.ts';
 import { namespaceLifecycle, systemNamespaces } from '../registry/lifecycle.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 import { subjectAccessReviewHandlers, tokenReviewHandler } from '../registry/reviews.ts';
-import { subresourceHandlers } from '../registry/subresources.ts';
+import { subresourceHandlers } from '../kinds/handlers.ts';
 import { startControllers, type Controllers } from '../controllers/index.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { requestInfoMiddleware } from './middleware/request-info.ts';
@@ -66,7 +67,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const runtimeConfig = runtimeConfigPredicate(options.runtimeConfig);
   const rbacMode = options.authorizationMode.includes('RBAC');
   // the RBAC group is served whenever RBAC decides (its objects are the policy)
-  const catalogue = new Catalogue((gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
+  const catalogue = new Catalogue(resources, (gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
   const codecs = defaultCodecs();
   const store = await Store.open(deps.backend ?? backendFromOptions(options, log), { historySize: options.watchCacheSize });
   const watchHub = new WatchHub(store);

@@ -3,7 +3,7 @@
 // it is served in: the client converts the Scale by the group-version discovery names for it
 // (autoscaling/v1 for replication controllers; without one it assumes core v1 and gives up).
 import test from 'ava';
-import { resources } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { kubectlFor } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { groupVersions, resources, gvString } from '../../src/api/catalogue.ts';
+import { groupVersions, gvString } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 let all: TestServer;

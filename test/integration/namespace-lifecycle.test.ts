@@ -1,5 +1,6 @@
 import test from 'ava';
-import { resources, gvPath, type ResourceDef } from '../../src/api/catalogue.ts';
+import { gvPath, type ResourceDef } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { bodyFor } from '../helpers/fixtures.ts';
 import { waitFor } from './accounts-harness.ts';

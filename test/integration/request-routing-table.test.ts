@@ -6,7 +6,8 @@
 import test, { type ExecutionContext } from 'ava';
 import http from 'node:http';
 import net from 'node:net';
-import { gvPath, resources, type ResourceDef } from '../../src/api/catalogue.ts';
+import { gvPath, type ResourceDef } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import type { ApiObject } from '../../src/api/object.ts';
 import type { Authorizer, AuthzAttributes } from '../../src/authz/types.ts';
 import { createServer, type PortcullisServer } from '../../src/server/server.ts';

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { resources, gvPath, apiVersionOf } from '../../src/api/catalogue.ts';
+import { gvPath, apiVersionOf } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { bodyFor as makeBody, nameFor, validBodies } from '../helpers/fixtures.ts';
 

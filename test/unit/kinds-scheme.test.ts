@@ -1,8 +1,9 @@
 // The seams of the kind modules: the catalogue built from src/kinds/index.ts, the strategy on each
 // row, the handlers the rows name, the scheme's decode/encode, the one storage-error mapping.
 import test from 'ava';
-import { resources } from '../../src/api/catalogue.ts';
-import { strategyFor } from '../../src/api/strategies.ts';
+import { handlerFactoryFor, resources } from '../../src/kinds/catalogue.ts';
+import { handlerKey } from '../../src/registry/dispatch.ts';
+import { strategyFor } from '../../src/kinds/strategies.ts';
 import { decode, encode, storageVersionOf } from '../../src/api/scheme.ts';
 import { kinds } from '../../src/kinds/index.ts';
 import { conflictStatus, storageErrorStatus } from '../../src/registry/storage-errors.ts';
@@ -19,11 +20,11 @@ test('every served row carries the strategy of its kind module', (t) => {
 
 test('every subresource beyond status names its handler; virtual kinds served here do too', (t) => {
   for (const r of resources) {
-    for (const s of r.subresources) t.is(s.name === 'status', !s.handler, `${r.plural}/${s.name}`);
+    for (const s of r.subresources) t.is(s.name === 'status', !handlerFactoryFor(handlerKey(r, s.name)), `${r.plural}/${s.name}`);
   }
-  t.truthy(def('', 'bindings').handler);
-  t.truthy(def('', 'componentstatuses').handler);
-  t.falsy(def('authentication.platform.io', 'tokenreviews').handler, 'reviews are served by the authorization side');
+  t.truthy(handlerFactoryFor(handlerKey(def('', 'bindings'), '')));
+  t.truthy(handlerFactoryFor(handlerKey(def('', 'componentstatuses'), '')));
+  t.falsy(handlerFactoryFor(handlerKey(def('authentication.platform.io', 'tokenreviews'), '')), 'reviews are served by the authorization side');
 });
 
 test('a kind served by two groups is stored in its storage group-version', (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { freeze } from 'immer';
-import { resources } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { ListBody } from '../../src/registry/list-body.ts';
 import { jsonCodec, yamlCodec } from '../../src/codec/codecs.ts';
 import type { ApiObject } from '../../src/api/object.ts';

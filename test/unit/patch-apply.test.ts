@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import type { JsonObject } from '../../src/api/object.ts';
-import { mergeRulesFor } from '../../src/api/strategies.ts';
+import { mergeRulesFor } from '../../src/kinds/strategies.ts';
 import { applyPatch, MAX_JSON_PATCH_OPERATIONS, PATCH_MEDIA_TYPES, patchTypeOf } from '../../src/registry/patch/index.ts';
 import { StatusError } from '../../src/request/errors.ts';
 

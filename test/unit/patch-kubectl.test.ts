@@ -3,7 +3,7 @@
 // live objects that carry server-set fields the client never sent.
 import test from 'ava';
 import type { JsonObject } from '../../src/api/object.ts';
-import { mergeRulesFor } from '../../src/api/strategies.ts';
+import { mergeRulesFor } from '../../src/kinds/strategies.ts';
 import { applyPatch } from '../../src/registry/patch/index.ts';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ListMergeRule } from '../../src/api/strategy.ts';
 import { conditionsRule, containerListRules, objectMetaRules, podSpecRules, podTemplateRules } from '../../src/api/merge-rules.ts';
-import { KINDS_WITH_MERGE_RULES, mergeRulesFor } from '../../src/api/strategies.ts';
+import { KINDS_WITH_MERGE_RULES, mergeRulesFor } from '../../src/kinds/strategies.ts';
 
 function keyAt(rules: ListMergeRule[], path: string): string | undefined | null {
   const rule = rules.find((r) => r.path === path);

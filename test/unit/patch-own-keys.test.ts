@@ -3,7 +3,7 @@
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import type { JsonObject } from '../../src/api/object.ts';
-import { mergeRulesFor } from '../../src/api/strategies.ts';
+import { mergeRulesFor } from '../../src/kinds/strategies.ts';
 import { applyPatch, MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_WORK } from '../../src/registry/patch/index.ts';
 import { applyMergePatch } from '../../src/registry/patch/merge.ts';
 import { StatusError } from '../../src/request/errors.ts';

@@ -4,7 +4,7 @@
 // whose reference result is deterministic and free of decode artefacts are kept.
 import test from 'ava';
 import type { JsonObject, JsonValue } from '../../src/api/object.ts';
-import { mergeRulesFor } from '../../src/api/strategies.ts';
+import { mergeRulesFor } from '../../src/kinds/strategies.ts';
 import { applyStrategicMergePatch } from '../../src/registry/patch/strategic.ts';
 import { StatusError } from '../../src/request/errors.ts';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { JsonObject } from '../../src/api/object.ts';
-import { mergeRulesFor } from '../../src/api/strategies.ts';
+import { mergeRulesFor } from '../../src/kinds/strategies.ts';
 import { applyStrategicMergePatch } from '../../src/registry/patch/strategic.ts';
 import { StatusError } from '../../src/request/errors.ts';
 

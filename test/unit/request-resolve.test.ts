@@ -1,11 +1,12 @@
 import test from 'ava';
 import { Catalogue } from '../../src/api/catalogue.ts';
+import { resources } from '../../src/kinds/catalogue.ts';
 import { resolveRequest } from '../../src/request/resolve.ts';
 
 // The one resolution step (issue #13): the attributes the authorizer reads and the target the handler
 // acts on come out together, frozen; what the attributes cannot name exactly is a refusal.
 
-const cat = new Catalogue(() => true);
+const cat = new Catalogue(resources, () => true);
 const q = new URLSearchParams();
 
 test('one frozen value: attributes and target agree', (t) => {
@@ -75,7 +76,7 @@ test('a malformed path is authorized as the non-resource path it is', (t) => {
 });
 
 test('a group-version the server does not serve routes nowhere', (t) => {
-  const off = new Catalogue((gv) => gv.enabledByDefault);
+  const off = new Catalogue(resources, (gv) => gv.enabledByDefault);
   t.is(resolveRequest(off, 'GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles', q).refusal?.code, 404);
   t.truthy(resolveRequest(cat, 'GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles', q).target);
 });

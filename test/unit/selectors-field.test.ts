@@ -2,7 +2,7 @@ import test from 'ava';
 import { StatusError } from '../../src/request/errors.ts';
 import type { ApiObject } from '../../src/api/object.ts';
 import { escapeFieldValue, exactNameFromFieldSelector, fieldSelectorMatcher, parseFieldSelector } from '../../src/api/selectors/field.ts';
-import { strategyFor } from '../../src/api/strategies.ts';
+import { strategyFor } from '../../src/kinds/strategies.ts';
 
 function badRequest(t: import('ava').ExecutionContext, fn: () => unknown): string {
   const e = t.throws(fn, { instanceOf: StatusError });

@@ -2,7 +2,7 @@
 import test from 'ava';
 import { fieldErrorString } from '../../src/request/errors.ts';
 import type { ApiObject, JsonObject } from '../../src/api/object.ts';
-import { strategyFor, strategies } from '../../src/api/strategies.ts';
+import { strategyFor, strategies } from '../../src/kinds/strategies.ts';
 
 type Obj = ApiObject & JsonObject;
 

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { fieldErrorString, field } from '../../src/request/errors.ts';
 import type { ApiObject, JsonObject, JsonValue } from '../../src/api/object.ts';
-import { strategyFor } from '../../src/api/strategies.ts';
+import { strategyFor } from '../../src/kinds/strategies.ts';
 import { validateObjectMeta } from '../../src/api/validation/meta.ts';
 import { kindSchemas } from '../../src/kinds/index.ts';
 import { checkShape, list, map, mergeTypeErrors, struct, INT32_MESSAGE, INT64_MESSAGE, type Scalar, type Shape } from '../../src/api/validation/schema.ts';

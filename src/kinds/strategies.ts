@@ -1,11 +1,11 @@
 // The strategies of every kind by name, gathered from the kind modules (src/kinds/). The registry
 // reads a kind's strategy from its ResourceDef; this lookup by name serves what has only a kind name
 // (the watch handler until it takes the def's strategy, the tests).
-import type { KindStrategy, ListMergeRule } from './strategy.ts';
-import { defaultStrategy } from './strategy.ts';
-import { getOwn } from './safe-json.ts';
-import { objectMetaRules, podTemplateRules, templatedWorkloadRules } from './merge-rules.ts';
-import { kinds } from '../kinds/index.ts';
+import type { KindStrategy, ListMergeRule } from '../api/strategy.ts';
+import { defaultStrategy } from '../api/strategy.ts';
+import { getOwn } from '../api/safe-json.ts';
+import { objectMetaRules, podTemplateRules, templatedWorkloadRules } from '../api/merge-rules.ts';
+import { kinds } from './index.ts';
 
 /** Every kind module's own strategy (kinds without one, the reviews, are not listed). */
 export const strategies: Readonly<Record<string, KindStrategy>> = Object.fromEntries(
@@ -15,11 +15,6 @@ export const strategies: Readonly<Record<string, KindStrategy>> = Object.fromEnt
 /** The strategy of a kind; kinds without one get DNS-1123 subdomain names and no extra rules. */
 export function strategyFor(kind: string): KindStrategy {
   return getOwn(strategies, kind) ?? defaultStrategy;
-}
-
-/** Every strategic-merge list rule of a strategy: the ObjectMeta rules every kind shares, then its own. */
-export function mergeRulesOf(strategy: KindStrategy): ListMergeRule[] {
-  return [...objectMetaRules(), ...(strategy.mergeRules ?? [])];
 }
 
 const cronJobRules = [...podTemplateRules('spec.jobTemplate.spec.template'), ...objectMetaRules('spec.jobTemplate.metadata')];
