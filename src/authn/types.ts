@@ -25,6 +25,13 @@ export interface Authenticator {
   authenticate(req: AuthnRequest): Promise<UserInfo | null>;
 }
 
+/** A TokenReview's answer (its `status`): what the token authenticators made of a token. */
+export interface TokenReviewStatus {
+  authenticated: boolean;
+  user?: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  error?: string;
+}
+
 export class AuthnError extends Error {}
 
 export type { PeerCertificate };
