@@ -1,7 +1,8 @@
 // The Koa side of the front door: its two steps as the first and the last filter of the chain, with
 // the server's own filters (in-flight limit, timeout) between them.
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
-import type { FrontDoor } from '../frontdoor/front-door.ts';
+import type { Admitted, FrontDoor } from '../frontdoor/front-door.ts';
 import type { RequestState } from './state.ts';
 
 /** Step 1: resolve the request line once into ctx.state (resolved, query, longRunning). */
@@ -21,5 +22,25 @@ export function admitMiddleware(door: FrontDoor): Koa.Middleware<RequestState> {
   return async (ctx, next) => {
     await door.admit(ctx.req, ctx.state.resolved, (user) => (ctx.state.user = user));
     await next();
+  };
+}
+
+/**
+ * The entry to the chain after the front door for requests admitted elsewhere (a connection upgrade
+ * passes the front door itself): their resolution and user are handed over, never recomputed, since
+ * authentication has already consumed the credential.
+ */
+export function admittedEntry(): { hand(req: IncomingMessage, admitted: Admitted): void; middleware: Koa.Middleware<RequestState> } {
+  const handed = new WeakMap<IncomingMessage, Admitted>();
+  return {
+    hand: (req, admitted) => handed.set(req, admitted),
+    middleware: async (ctx, next) => {
+      const admitted = handed.get(ctx.req);
+      // only requests handed over get here; anything else is a wiring bug, refused rather than served
+      if (!admitted) throw new Error('request reached the admitted entry without passing the front door');
+      handed.delete(ctx.req);
+      Object.assign(ctx.state, admitted);
+      await next();
+    },
   };
 }

@@ -17,7 +17,8 @@ import type { ServerAddress } from '../registry/discovery.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
-import { admitMiddleware, resolveMiddleware } from './front-door.ts';
+import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
+import { upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
 import { startApiBackend, type ApiBackend } from './api-backend.ts';
 import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, tokenReviewer } from './security.ts';
 import { startListeners, type Listeners } from './listeners.ts';
@@ -32,6 +33,8 @@ export interface PortcullisServer {
   readonly authorizer: BuiltAuthorizer;
   /** request-info → authentication → impersonation → authorization, over any IncomingMessage. */
   readonly frontDoor: FrontDoor;
+  /** For each listener's server.on('upgrade'): the front door, then an upgrade handler or the plain request's answer. */
+  readonly upgrade: UpgradeListener;
   /** Base URL of the insecure (HTTP) listener, when on. */
   insecureUrl?: string;
   /** Base URL of the secure (HTTPS) listener, when on. */
@@ -122,16 +125,34 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       addresses,
     });
     const frontDoor = createFrontDoor({ catalogue, authenticator, authorizer, proxyHeaders: !!options.requestheaderClientCaFile });
+    // one instance of each stateful limit, shared by both entries
+    const inflight = inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
+    const timeout = timeoutMiddleware(options.requestTimeoutSeconds, codecs);
+    const logging = options.logRequests && requestLog(log);
     const app = filterChain([
       errorMiddleware(codecs, log),
-      options.logRequests && requestLog(log),
+      logging,
       resolveMiddleware(frontDoor),
       // the server's own limits sit between resolving a request and authenticating it
-      inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight),
-      timeoutMiddleware(options.requestTimeoutSeconds, codecs),
+      inflight,
+      timeout,
       admitMiddleware(frontDoor),
       backend.handler,
     ]);
+    // requests that passed the front door on their own (connection upgrades) join after it
+    const admitted = admittedEntry();
+    const admittedApp = filterChain([errorMiddleware(codecs, log), logging, admitted.middleware, inflight, timeout, backend.handler]);
+    const serveAdmitted = admittedApp.callback();
+    const upgradeHandlers = new Map<string, UpgradeHandler>();
+    const upgrade = upgradeListener({
+      door: frontDoor,
+      handlers: upgradeHandlers,
+      serveAdmitted(req, res, a) {
+        admitted.hand(req, a);
+        void serveAdmitted(req, res);
+      },
+      log,
+    });
 
     listeners = await startListeners(app.callback(), options, addresses);
     const names = [...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean);
@@ -144,6 +165,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       authenticator,
       authorizer,
       frontDoor,
+      upgrade,
       insecureUrl: listeners.insecureUrl,
       secureUrl: listeners.secureUrl,
       close,
