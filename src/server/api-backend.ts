@@ -8,7 +8,6 @@ import type { TokenIssuer } from '../authn/service-account-keys.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { CodecRegistry } from '../codec/codecs.ts';
 import type { CompiledPolicy } from '../policy/format.ts';
-import type { ServerOptions } from '../config/options.ts';
 import { startControllers, type Controllers } from '../controllers/index.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 import type { SpecialHandler } from '../registry/dispatch.ts';
@@ -24,7 +23,7 @@ import { subresourceHandlers } from '../registry/subresources.ts';
 import { StatusError } from '../request/errors.ts';
 import type { Store } from '../store/store.ts';
 import { WatchHub } from '../store/watch-hub.ts';
-import { resourceHandler } from './resources.ts';
+import { resourceHandler, type ResourceDeps } from './resources.ts';
 import { nonResourceRoutes } from './routes.ts';
 import type { RequestState } from './state.ts';
 
@@ -32,8 +31,8 @@ export interface ApiBackendDeps {
   store: Store;
   catalogue: Catalogue;
   codecs: CodecRegistry;
-  /** The resource handler reads the body limit; the rest is the handlers' business. */
-  options: ServerOptions;
+  /** What the resource handler reads (the body limit); narrows as it does. */
+  options: ResourceDeps['options'];
   log: (msg: string) => void;
   /** The whole authorizer union: RBAC's `bind` check asks it. */
   authorizer: Authorizer;
