@@ -61,7 +61,14 @@ module.exports = {
       { path: '^src/authz/' }, { path: '^src/store/' }),
     rule('auth-through-interfaces',
       'registry, kinds, admission and controllers use authn/authz only through their types.ts interface modules',
-      { path: '^src/(registry|kinds|admission|controllers)/' }, { path: '^src/(authn|authz)/', pathNot: AUTH_INTERFACES }),
+      // one exception: RBAC's write side (registry/rbac: the escalation check, the bootstrap policy) works on
+      // the same RBAC model (objects, rules, coverage) the authorizer compiles
+      { path: '^src/(registry|kinds|admission|controllers)/', pathNot: '^src/registry/rbac/' },
+      { path: '^src/(authn|authz)/', pathNot: AUTH_INTERFACES }),
+    rule('rbac-write-side-through-model',
+      'RBAC\'s write side reaches authz only through its interfaces and the RBAC model modules, never the live authorizer',
+      { path: '^src/registry/rbac/' },
+      { path: '^src/(authn|authz)/', pathNot: [...AUTH_INTERFACES, '^src/authz/rbac/(objects|rules|covers|authorizer)\\.ts$'] }),
     rule('frontdoor-opens-no-backend',
       'the front door ends at authorization: a proxy-only process opens no store, registry or controllers',
       { path: '^src/frontdoor/' }, { path: '^src/(store|registry|kinds|admission|controllers)/' }),

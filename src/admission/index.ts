@@ -1,7 +1,10 @@
 // The admission plugins, declared once and in order: every write passes them in this order after
 // validation and before the store (the reference's --admission-control list). The server assembly
-// builds them from the parts they need; RBAC's escalation check is added by the authorization side.
+// builds them from the parts they need.
+import type { Authorizer } from '../authz/types.ts';
+import type { CompiledPolicy } from '../policy/format.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
+import { escalationAdmission } from '../registry/rbac/escalation.ts';
 import type { Store } from '../store/store.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { serviceAccountAdmission } from './service-account.ts';
@@ -10,19 +13,24 @@ export interface AdmissionDeps {
   store: Store;
   /** Wait until the controllers have handled a service account (see ServiceAccountAdmissionOptions.settle). */
   settleServiceAccount?: (namespace: string, account: string) => Promise<void>;
+  /** RBAC mode's live policy, the whole authorizer union (asked about `bind`) and the super-user: the escalation check. */
+  rbac?: { policy: CompiledPolicy; authorizer: Authorizer; superUser?: string };
 }
 
 export interface AdmissionDeclaration {
   name: string;
-  build(deps: AdmissionDeps): AdmissionPlugin;
+  /** undefined: off in this configuration. */
+  build(deps: AdmissionDeps): AdmissionPlugin | undefined;
 }
 
 export const admissionPlugins: readonly AdmissionDeclaration[] = [
   { name: 'NamespaceLifecycle', build: ({ store }) => namespaceLifecycle(store) },
   { name: 'ServiceAccount', build: ({ store, settleServiceAccount }) => serviceAccountAdmission({ store, settle: settleServiceAccount }) },
+  // RBAC mode only: writes of the four RBAC kinds may not grant more than the writer holds
+  { name: 'RBACEscalation', build: ({ rbac }) => (rbac ? escalationAdmission(rbac) : undefined) },
 ];
 
-/** Every declared plugin, built, in order. */
+/** Every declared plugin the configuration turns on, built, in order. */
 export function buildAdmission(deps: AdmissionDeps): AdmissionPlugin[] {
-  return admissionPlugins.map((p) => p.build(deps));
+  return admissionPlugins.flatMap((p) => p.build(deps) ?? []);
 }

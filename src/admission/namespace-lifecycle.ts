@@ -3,8 +3,7 @@ import type { Store } from '../store/store.ts';
 import { errors } from '../request/errors.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 
-/** Namespaces that exist from start and may never be deleted. */
-export const systemNamespaces = ['default', 'platform-system'];
+import { systemNamespaces } from '../kinds/core/namespace.ts';
 
 /**
  * NamespaceLifecycle admission (api-machinery §8.1): writes into a missing namespace → 404, creating

@@ -5,7 +5,7 @@ import type { ApiObject, JsonObject, JsonValue } from '../api/object.ts';
 import { isPlainObject } from '../api/object.ts';
 import { SA_NAME_ANNOTATION, SECRET_TYPE_SERVICE_ACCOUNT_TOKEN } from '../api/validation/config.ts';
 import { errors } from '../request/errors.ts';
-import { SA_UID_ANNOTATION } from '../authn/service-account.ts';
+import { SA_UID_ANNOTATION } from '../api/validation/config.ts';
 import type { Store } from '../store/store.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 

@@ -11,8 +11,7 @@ import type { TokenAuthenticator } from './token.ts';
 export const SERVICE_ACCOUNT_ISSUER = 'platform/serviceaccount';
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const ALL_SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
-/** Token-secret annotation naming the account's uid (the name annotation is SA_NAME_ANNOTATION in api/validation/config.ts). */
-export const SA_UID_ANNOTATION = 'platform.io/service-account.uid';
+export { SA_UID_ANNOTATION } from '../api/validation/config.ts';
 
 /** The private claims of a service-account token. */
 export const SA_CLAIMS = {
@@ -90,12 +89,8 @@ export function algorithmFor(key: KeyObject): string {
 
 // ---------- signing ----------
 
-export interface TokenSubject {
-  namespace: string;
-  name: string;
-  uid: string;
-  secretName: string;
-}
+export type { TokenSubject } from './types.ts';
+import type { TokenSubject } from './types.ts';
 
 export async function signServiceAccountToken(key: KeyObject, s: TokenSubject): Promise<string> {
   return new SignJWT({

@@ -1,14 +1,10 @@
 // TokenReview (POST /apis/authentication.platform.io/v1beta1/tokenreviews): the server's token
 // authenticators judge `spec.token`. The answer is the review's `status`.
-import type { Authenticator } from './types.ts';
+import type { Authenticator, TokenReviewStatus } from './types.ts';
 import { runUnion } from './union.ts';
 import { withAuthenticatedGroup } from './anonymous.ts';
 
-export interface TokenReviewStatus {
-  authenticated: boolean;
-  user?: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
-  error?: string;
-}
+export type { TokenReviewStatus };
 
 export async function reviewToken(tokenAuthenticators: readonly Authenticator[], token: string): Promise<TokenReviewStatus> {
   // The header form splits on spaces; a token with whitespace could only be judged by its first word.

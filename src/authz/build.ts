@@ -14,8 +14,8 @@ export interface AuthorizerOptions {
   opaBundle?: string;
   /** --authorization-opa-entrypoint */
   opaEntrypoint?: string;
-  /** Authorizers built elsewhere (RBAC, Webhook), by mode name. */
-  extra?: Record<string, Authorizer | (() => Authorizer | Promise<Authorizer>)>;
+  /** Authorizers built elsewhere (RBAC, Webhook), by mode name: built before the union, never deferred. */
+  extra?: Record<string, Authorizer>;
 }
 
 export const KNOWN_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'OPA', 'RBAC', 'Webhook'];
@@ -34,7 +34,7 @@ export async function buildAuthorizer(options: AuthorizerOptions): Promise<Built
     if (seen.has(mode)) throw new Error(`--authorization-mode: mode ${mode} given twice`);
     seen.add(mode);
     const extra = options.extra && Object.prototype.hasOwnProperty.call(options.extra, mode) ? options.extra[mode] : undefined;
-    if (extra) { list.push(typeof extra === 'function' ? await extra() : extra); continue; }
+    if (extra) { list.push(extra); continue; }
     switch (mode) {
       case 'AlwaysAllow': list.push(alwaysAllow); break;
       case 'AlwaysDeny': list.push(alwaysDeny); break;

@@ -7,7 +7,7 @@ import { resources } from '../kinds/catalogue.ts';
 import type { ApiObject } from '../api/object.ts';
 import { FINALIZER_PLATFORM } from '../api/validation/cluster.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
-import { finalizeNamespace } from '../registry/namespace-finalize.ts';
+import { finalizeNamespace } from '../kinds/core/namespace.ts';
 import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { coreDef, isStatus, storeKey, SYSTEM_USER, type SystemClient } from './client.ts';

@@ -5,7 +5,7 @@ import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { coreDef, isStatus, storeKey, type SystemClient } from './client.ts';
 import { KeyedQueue } from './queue.ts';
-import { DEFAULT_SERVICE_ACCOUNT_NAME } from '../registry/service-account-admission.ts';
+import { DEFAULT_SERVICE_ACCOUNT_NAME } from '../admission/service-account.ts';
 
 const namespaces = coreDef('namespaces');
 const serviceAccounts = coreDef('serviceaccounts');

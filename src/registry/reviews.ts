@@ -1,17 +1,21 @@
 import { wireText } from '../api/safe-json.ts';
 import { isPlainObject, type JsonObject } from '../api/object.ts';
 import { apiVersionOf } from '../api/catalogue.ts';
-import type { Authorizer } from '../authz/types.ts';
-import type { Authenticator } from '../authn/types.ts';
-import { reviewToken } from '../authn/token-review.ts';
-import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
+import type { Decision } from '../authz/types.ts';
+import type { TokenReviewStatus } from '../authn/types.ts';
 import type { SubjectAccessReviewSpec } from '../policy/sar.ts';
 import { errors, field, type FieldError } from '../request/errors.ts';
 import type { SpecialHandler } from './dispatch.ts';
 import type { RestRequest } from './rest.ts';
 
 // The review kinds are not stored: a create evaluates the server's own authorizers (or token
-// authenticators) and answers with the review's status (authn-authz.md §4.9, §5).
+// authenticators) and answers with the review's status (authn-authz.md §4.9, §5). Both judges are
+// passed in as functions by the assembly: the registry knows no authenticator or authorizer.
+
+/** Decides a validated review spec (the server's authorizer union, through the SAR conversion). */
+export type ReviewDecider = (spec: SubjectAccessReviewSpec) => Promise<Decision> | Decision;
+/** Judges a bearer token (the server's token authenticators). */
+export type TokenReviewer = (token: string) => Promise<TokenReviewStatus>;
 
 function reviewBody(req: RestRequest): JsonObject {
   const body = req.body;
@@ -43,7 +47,7 @@ function validateSarSpec(kind: string, spec: unknown, needsSubject: boolean): Su
   return spec as SubjectAccessReviewSpec;
 }
 
-export function subjectAccessReviewHandlers(authorizer: () => Authorizer): Map<string, SpecialHandler> {
+export function subjectAccessReviewHandlers(decide: ReviewDecider): Map<string, SpecialHandler> {
   const handle = (mode: 'sar' | 'self' | 'local'): SpecialHandler =>
     async (req, method) => {
       if (method !== 'POST' || req.name) throw errors.methodNotAllowed();
@@ -56,8 +60,7 @@ export function subjectAccessReviewHandlers(authorizer: () => Authorizer): Map<s
           throw errors.badRequest(`spec.resourceAttributes.namespace must match namespace: ${req.namespace}`);
         }
       }
-      const { user, attrs } = fromSubjectAccessReviewSpec(spec);
-      const d = await authorizer().authorize(user, attrs);
+      const d = await decide(spec);
       const status: JsonObject = { allowed: d.allowed };
       if (d.reason) status.reason = d.reason;
       if (d.error) status.evaluationError = d.error;
@@ -70,7 +73,7 @@ export function subjectAccessReviewHandlers(authorizer: () => Authorizer): Map<s
   ]);
 }
 
-export function tokenReviewHandler(tokenAuthenticators: () => readonly Authenticator[]): Map<string, SpecialHandler> {
+export function tokenReviewHandler(review: TokenReviewer): Map<string, SpecialHandler> {
   const handler: SpecialHandler = async (req, method) => {
     if (method !== 'POST' || req.name) throw errors.methodNotAllowed();
     const body = reviewBody(req);
@@ -78,7 +81,7 @@ export function tokenReviewHandler(tokenAuthenticators: () => readonly Authentic
     if (!isPlainObject(spec) || typeof spec.token !== 'string' || spec.token === '') {
       throw errors.invalid('authentication.platform.io', 'TokenReview', '', [field.required('spec.token')]);
     }
-    const status = await reviewToken(tokenAuthenticators(), spec.token);
+    const status = await review(spec.token);
     // the token is a credential: never echo it back
     return { status: 201, body: { kind: 'TokenReview', apiVersion: apiVersionOf(req.def), metadata: {}, spec: {}, status: status as unknown as JsonObject } };
   };

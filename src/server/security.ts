@@ -1,35 +1,41 @@
-import type { Catalogue } from '../api/catalogue.ts';
+// The authenticator union and the authorizer union the options ask for, built in dependency order
+// with nothing deferred: RBAC's live data first (from an injected event source), then the union. The
+// admission chain that needs the union (RBAC's `bind` check) is built after it, by the API backend.
 import type { ServerOptions } from '../config/options.ts';
 import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
-import type { TokenAuthenticator } from '../authn/token.ts';
+import { reviewToken } from '../authn/token-review.ts';
+import { serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
+import type { ServiceAccountKeyMaterial } from '../authn/service-account-keys.ts';
 import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
+import type { Rbac, RbacEventSource } from '../authz/rbac/index.ts';
+import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
 import type { Authorizer } from '../authz/types.ts';
 import { createWebhookAuthorizer } from '../authz/webhook.ts';
-import type { AdmissionPlugin } from '../registry/admission.ts';
-import type { GenericRegistry } from '../registry/rest.ts';
-import type { Store } from '../store/store.ts';
+import type { ReviewDecider, TokenReviewer } from '../registry/reviews.ts';
 
-export interface SecurityDeps {
-  options: ServerOptions;
-  store: Store;
-  registry: GenericRegistry;
-  catalogue: Catalogue;
-  /** The registry's admission chain: RBAC adds its escalation check here. */
-  admission: AdmissionPlugin[];
-  tokenSources: TokenAuthenticator[];
-  /** Authorizers provided from outside, by mode name. */
-  extra?: Record<string, Authorizer>;
+export type AuthenticationOptions = Pick<
+  ServerOptions,
+  | 'clientCaFile' | 'tokenAuthFile' | 'basicAuthFile' | 'anonymousAuth' | 'requestheaderClientCaFile' | 'requestheaderAllowedNames'
+  | 'requestheaderUsernameHeaders' | 'requestheaderGroupHeaders' | 'requestheaderExtraHeadersPrefix'
+>;
+
+export interface AuthenticationDeps {
+  options: AuthenticationOptions;
+  /** Service-account tokens verify with these keys (absent: no service-account authenticator). */
+  serviceAccountKeys?: ServiceAccountKeyMaterial;
+  /** --service-account-lookup: the live objects a token depends on. */
+  serviceAccountLookup?: ServiceAccountLookup;
 }
 
-/** The authenticator union and the authorizer union the options ask for. */
-export async function buildSecurity(d: SecurityDeps): Promise<{ authenticator: BuiltAuthenticator; authorizer: BuiltAuthorizer }> {
+/** The authenticator union: request-header proxy, basic auth, client certificates, token file, service accounts. */
+export function buildServerAuthenticator(d: AuthenticationDeps): Promise<BuiltAuthenticator> {
   const { options } = d;
-  const authenticator = await buildAuthenticator({
+  return buildAuthenticator({
     clientCaFile: options.clientCaFile,
     tokenAuthFile: options.tokenAuthFile,
     basicAuthFile: options.basicAuthFile,
     anonymousAuth: options.anonymousAuth,
-    tokenSources: d.tokenSources,
+    tokenSources: d.serviceAccountKeys ? [serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup })] : [],
     requestHeader: options.requestheaderClientCaFile
       ? {
           clientCaFile: options.requestheaderClientCaFile,
@@ -40,28 +46,63 @@ export async function buildSecurity(d: SecurityDeps): Promise<{ authenticator: B
         }
       : undefined,
   });
+}
 
-  let authorizer: BuiltAuthorizer | undefined;
+export type AuthorizationOptions = Pick<
+  ServerOptions,
+  'authorizationMode' | 'authorizationPolicyFile' | 'authorizationOpaBundle' | 'authorizationOpaEntrypoint' | 'authorizationWebhookConfigFile' | 'authorizationRbacSuperUser'
+>;
+
+export interface AuthorizationDeps {
+  options: AuthorizationOptions;
+  /** Where RBAC mode reads its objects (the store); required when RBAC is a mode and not provided. */
+  rbacEvents?: RbacEventSource;
+  /** Authorizers provided from outside, by mode name. */
+  extra?: Record<string, Authorizer>;
+}
+
+export interface ServerAuthorization {
+  authorizer: BuiltAuthorizer;
+  /** The live RBAC state, when RBAC mode is built here (its write side needs the policy). */
+  rbac?: Rbac;
+}
+
+/** The authorizer union of --authorization-mode, in the order given. */
+export async function buildServerAuthorizer(d: AuthorizationDeps): Promise<ServerAuthorization> {
+  const { options } = d;
   const extra: Record<string, Authorizer> = { ...d.extra };
   const modes = options.authorizationMode;
+  let rbac: Rbac | undefined;
   if (modes.includes('RBAC') && !extra.RBAC) {
-    // the policy is the API objects, compiled incrementally as they change; its admission plugin
-    // prevents escalation on writes of the four RBAC kinds and asks the whole union about `bind`
-    const { createRbac } = await import('../authz/rbac/index.ts');
-    const rbac = await createRbac({ store: d.store, registry: d.registry, catalogue: d.catalogue, superUser: options.authorizationRbacSuperUser, authorizer: () => authorizer! });
+    // the policy is the API objects, compiled incrementally as they change
+    if (!d.rbacEvents) throw new Error('authorization mode RBAC needs the API objects (no store in this process)');
+    const { openRbac } = await import('../authz/rbac/index.ts');
+    rbac = await openRbac({ events: d.rbacEvents, superUser: options.authorizationRbacSuperUser });
     extra.RBAC = rbac.authorizer;
-    d.admission.push(rbac.admission);
   }
   if (modes.includes('Webhook') && !extra.Webhook) {
     if (!options.authorizationWebhookConfigFile) throw new Error('authorization mode Webhook requires --authorization-webhook-config-file');
     extra.Webhook = createWebhookAuthorizer({ configFile: options.authorizationWebhookConfigFile });
   }
-  authorizer = await buildAuthorizer({
+  const authorizer = await buildAuthorizer({
     modes,
     policyFile: options.authorizationPolicyFile,
     opaBundle: options.authorizationOpaBundle,
     opaEntrypoint: options.authorizationOpaEntrypoint,
     extra,
   });
-  return { authenticator, authorizer };
+  return { authorizer, rbac };
+}
+
+/** The SubjectAccessReview endpoints ask the whole union, as a request would. */
+export function reviewDecider(authorizer: Authorizer): ReviewDecider {
+  return (spec) => {
+    const { user, attrs } = fromSubjectAccessReviewSpec(spec);
+    return authorizer.authorize(user, attrs);
+  };
+}
+
+/** TokenReview asks the bearer-token authenticators only. */
+export function tokenReviewer(authenticator: Pick<BuiltAuthenticator, 'tokenAuthenticators'>): TokenReviewer {
+  return (token) => reviewToken(authenticator.tokenAuthenticators, token);
 }

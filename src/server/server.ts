@@ -1,35 +1,27 @@
+import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
 import { resources } from '../kinds/catalogue.ts';
 import { defaultCodecs } from '../codec/codecs.ts';
 import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
-import type { UserInfo } from '../authn/types.ts';
-import { StatusError } from '../request/errors.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
+import type { ServiceAccountLookup } from '../authn/service-account.ts';
+import { serviceAccountKeyMaterial, tokenIssuer } from '../authn/service-account-keys.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { BuiltAuthorizer } from '../authz/build.ts';
+import { createFrontDoor, type FrontDoor } from '../frontdoor/front-door.ts';
 import type { Backend } from '../store/backend.ts';
 import { Store } from '../store/store.ts';
 import { backendFromOptions } from '../store/open-backend.ts';
-import { WatchHub } from '../store/watch-hub.ts';
-import { GenericRegistry } from '../registry/rest.ts';
-import type { SpecialHandler } from '../registry/dispatch.ts';
+import type { GenericRegistry } from '../registry/rest.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
-import { namespaceLifecycle, systemNamespaces } from '../registry/lifecycle.ts';
-import type { AdmissionPlugin } from '../registry/admission.ts';
-import { subjectAccessReviewHandlers, tokenReviewHandler } from '../registry/reviews.ts';
-import { subresourceHandlers } from '../kinds/handlers.ts';
-import { startControllers, type Controllers } from '../controllers/index.ts';
 import { errorMiddleware } from './middleware/errors.ts';
-import { requestInfoMiddleware } from './middleware/request-info.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
-import { authnMiddleware } from './middleware/authn.ts';
-import { authzMiddleware } from './middleware/authz.ts';
-import { impersonationMiddleware } from './middleware/impersonation.ts';
-import { buildSecurity } from './security.ts';
-import { nonResourceRoutes } from './routes.ts';
-import { resourceHandler } from './resources.ts';
+import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
+import { upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
+import { startApiBackend, type ApiBackend } from './api-backend.ts';
+import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, tokenReviewer } from './security.ts';
 import { startListeners, type Listeners } from './listeners.ts';
 import type { RequestState } from './state.ts';
 
@@ -40,6 +32,10 @@ export interface PortcullisServer {
   readonly registry: GenericRegistry;
   readonly authenticator: BuiltAuthenticator;
   readonly authorizer: BuiltAuthorizer;
+  /** request-info → authentication → impersonation → authorization, over any IncomingMessage. */
+  readonly frontDoor: FrontDoor;
+  /** For each listener's server.on('upgrade'): the front door, then an upgrade handler or the plain request's answer. */
+  readonly upgrade: UpgradeListener;
   /** Base URL of the insecure (HTTP) listener, when on. */
   insecureUrl?: string;
   /** Base URL of the secure (HTTPS) listener, when on. */
@@ -54,78 +50,110 @@ export interface ServerDeps {
   authorizers?: Record<string, Authorizer>;
 }
 
-const system: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
+/** The catalogue the options serve: --runtime-config, plus the RBAC group whenever RBAC decides (its objects are the policy). */
+function servedCatalogue(options: Pick<ServerOptions, 'runtimeConfig' | 'authorizationMode'>): Catalogue {
+  const runtimeConfig = runtimeConfigPredicate(options.runtimeConfig);
+  const rbacMode = options.authorizationMode.includes('RBAC');
+  return new Catalogue(resources, (gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
+}
+
+/** --service-account-lookup reads the live secret and account from the store. */
+function storeAccountLookup(store: Store): ServiceAccountLookup {
+  return {
+    getSecret: (namespace, name) => store.get({ group: '', resource: 'secrets', namespace, name }),
+    getServiceAccount: (namespace, name) => store.get({ group: '', resource: 'serviceaccounts', namespace, name }),
+  };
+}
+
+/** The filter chain, in the order of the architecture's straight line. */
+function filterChain(stages: ReadonlyArray<Koa.Middleware<RequestState> | false>): Koa<RequestState> {
+  const app = new Koa<RequestState>();
+  for (const stage of stages) if (stage) app.use(stage);
+  return app;
+}
+
+function requestLog(log: (msg: string) => void): Koa.Middleware<RequestState> {
+  return async (ctx, next) => {
+    const t0 = performance.now();
+    await next();
+    log(`${ctx.method} ${ctx.path} ${ctx.status} user=${ctx.state.user?.name ?? '-'} ${(performance.now() - t0).toFixed(1)}ms`);
+  };
+}
 
 /**
  * Build and start a server from options. No module-level state: tests start several in one process.
- * The middleware chain is the architecture's straight line: errors → request info → limits →
- * authentication → authorization → non-resource routes | generic REST → store.
+ * Built in dependency order, nothing deferred: store → key material → authenticator and authorizer
+ * unions → API backend (its admission chain asks the finished union) → front door → filter chain.
  */
 export async function createServer(partial: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<PortcullisServer> {
   const options: ServerOptions = { ...defaultServerOptions(), ...partial };
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const runtimeConfig = runtimeConfigPredicate(options.runtimeConfig);
-  const rbacMode = options.authorizationMode.includes('RBAC');
-  // the RBAC group is served whenever RBAC decides (its objects are the policy)
-  const catalogue = new Catalogue(resources, (gv) => runtimeConfig(gv) || (rbacMode && gv.group === 'rbac.authorization.platform.io'));
+  const catalogue = servedCatalogue(options);
   const codecs = defaultCodecs();
   const store = await Store.open(deps.backend ?? backendFromOptions(options, log), { historySize: options.watchCacheSize });
-  const watchHub = new WatchHub(store);
-  let controllers: Controllers | undefined;
+  let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;
   const close = async () => {
-    watchHub.close();
-    controllers?.stop();
+    backend?.stop();
     await listeners?.close();
     await store.close();
   };
   try {
-    const admission: AdmissionPlugin[] = [namespaceLifecycle(store)];
-    const registry = new GenericRegistry(store, admission);
-    await bootstrapNamespaces(store, registry, catalogue);
-    controllers = await startControllers({ store, registry, catalogue, options, log });
-    admission.push(...controllers.admission);
-    const { authenticator, authorizer } = await buildSecurity({
+    // one key material for both sides of service-account tokens: the authenticator verifies, the tokens controller signs
+    const keys = serviceAccountKeyMaterial(
+      { keyFiles: options.serviceAccountKeyFile, sharedStorage: options.storageBackend === 'etcd3' || options.storageBackend === 'etcd' },
+      log,
+    );
+    const authenticator = await buildServerAuthenticator({
       options,
-      store,
-      registry,
-      catalogue,
-      admission,
-      tokenSources: controllers.tokenSources,
-      extra: deps.authorizers,
+      serviceAccountKeys: keys,
+      serviceAccountLookup: options.serviceAccountLookup ? storeAccountLookup(store) : undefined,
     });
-    const special = new Map<string, SpecialHandler>([
-      ...subjectAccessReviewHandlers(() => authorizer),
-      ...tokenReviewHandler(() => authenticator.tokenAuthenticators),
-      ...controllers.special,
-      ...subresourceHandlers(registry, store, catalogue),
-    ]);
-
+    const { authorizer, rbac } = await buildServerAuthorizer({ options, rbacEvents: store, extra: deps.authorizers });
     const addresses: ServerAddress[] = [];
-    const app = new Koa<RequestState>();
-    app.use(errorMiddleware(codecs, log));
-    if (options.logRequests) {
-      app.use(async (ctx, next) => {
-        const t0 = performance.now();
-        await next();
-        log(`${ctx.method} ${ctx.path} ${ctx.status} user=${ctx.state.user?.name ?? '-'} ${(performance.now() - t0).toFixed(1)}ms`);
-      });
-    }
-    app.use(requestInfoMiddleware(catalogue));
-    app.use(inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight));
-    app.use(timeoutMiddleware(options.requestTimeoutSeconds, codecs));
-    // authentication and authorization: every request, every listener, no exceptions
-    app.use(authnMiddleware(authenticator, !!options.requestheaderClientCaFile));
-    app.use(impersonationMiddleware(authorizer));
-    app.use(authzMiddleware(authorizer));
-    // resource requests never match a non-resource route: skip the router for them (and for refused paths)
-    const routes = nonResourceRoutes(catalogue, codecs, addresses);
-    const resources = resourceHandler({ codecs, options, registry, special, watchHub });
-    app.use((ctx, next) => {
-      const r = ctx.state.resolved;
-      return r.attrs.isResourceRequest || r.refusal ? resources(ctx, next) : routes(ctx, next);
+    backend = await startApiBackend({
+      store,
+      catalogue,
+      codecs,
+      options,
+      log,
+      authorizer,
+      rbac: rbac && { policy: rbac.policy, superUser: options.authorizationRbacSuperUser },
+      decideReview: reviewDecider(authorizer),
+      reviewToken: tokenReviewer(authenticator),
+      tokenIssuer: tokenIssuer(keys),
+      caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
+      addresses,
     });
-    app.use(resources);
+    const frontDoor = createFrontDoor({ catalogue, authenticator, authorizer, proxyHeaders: !!options.requestheaderClientCaFile });
+    // one instance of each stateful limit, shared by both entries
+    const inflight = inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
+    const timeout = timeoutMiddleware(options.requestTimeoutSeconds, codecs);
+    const logging = options.logRequests && requestLog(log);
+    const app = filterChain([
+      errorMiddleware(codecs, log),
+      logging,
+      resolveMiddleware(frontDoor),
+      // the server's own limits sit between resolving a request and authenticating it
+      inflight,
+      timeout,
+      admitMiddleware(frontDoor),
+      backend.handler,
+    ]);
+    // requests that passed the front door on their own (connection upgrades) join after it
+    const admitted = admittedEntry();
+    const admittedApp = filterChain([errorMiddleware(codecs, log), logging, admitted.middleware, inflight, timeout, backend.handler]);
+    const serveAdmitted = admittedApp.callback();
+    const upgradeHandlers = new Map<string, UpgradeHandler>();
+    const upgrade = upgradeListener({
+      door: frontDoor,
+      handlers: upgradeHandlers,
+      serveAdmitted(req, res, a) {
+        admitted.hand(req, a);
+        void serveAdmitted(req, res);
+      },
+      log,
+    });
 
     listeners = await startListeners(app.callback(), options, addresses);
     const names = [...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean);
@@ -134,9 +162,11 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       options,
       catalogue,
       store,
-      registry,
+      registry: backend.registry,
       authenticator,
       authorizer,
+      frontDoor,
+      upgrade,
       insecureUrl: listeners.insecureUrl,
       secureUrl: listeners.secureUrl,
       close,
@@ -145,19 +175,5 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     // a failed start leaves nothing open (the lmdb environment, an etcd watch, a bound port)
     await close().catch(() => {});
     throw e;
-  }
-}
-
-/** `default` and `platform-system` exist from the first start on. */
-async function bootstrapNamespaces(store: Store, registry: GenericRegistry, catalogue: Catalogue): Promise<void> {
-  const def = catalogue.lookup('', 'v1', 'namespaces')!;
-  for (const name of systemNamespaces) {
-    if (store.get(registry.keyOf(def, '', name))) continue;
-    try {
-      await registry.create({ def, namespace: '', name: '', subresource: '', query: new URLSearchParams(), user: system, body: { metadata: { name } } });
-    } catch (e) {
-      // another server on the same etcd created it first
-      if (!(e instanceof StatusError && e.code === 409)) throw e;
-    }
   }
 }

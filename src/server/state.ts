@@ -1,12 +1,7 @@
-import type { ResolvedRequest } from '../request/attributes.ts';
 import type { UserInfo } from '../authn/types.ts';
+import type { Resolution } from '../frontdoor/front-door.ts';
 
-/** What the middleware chain learns about a request, in order: the resolved request, then user. */
-export interface RequestState {
-  /** Attributes (what authz decides on) and target (what the handler acts on), from one resolution. */
-  resolved: ResolvedRequest;
-  query: URLSearchParams;
+/** What the middleware chain learns about a request, in order: the front door's resolution, then the user. */
+export interface RequestState extends Resolution {
   user: UserInfo;
-  /** Long-running requests (watch, proxy, log…) are exempt from the in-flight limit and timeout. */
-  longRunning: boolean;
 }

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { coversVectors, storable, clusterRole, clusterRoleBinding, role, roleBinding, User, RBAC_API } from '../unit/rbac-vectors.ts';
 import { compactRules } from '../../src/authz/rbac/covers.ts';
-import { ensureBootstrapPolicy, readBootstrapPolicy } from '../../src/authz/rbac/bootstrap.ts';
+import { ensureBootstrapPolicy, readBootstrapPolicy } from '../../src/registry/rbac/bootstrap.ts';
 import { startRbacServer, RBAC, MASTER } from './rbac-harness.ts';
 
 const CREATE_CLUSTERROLES = { verbs: ['create'], apiGroups: ['rbac.authorization.platform.io'], resources: ['clusterroles'] };

@@ -1,36 +1,18 @@
-// The impersonation middleware on a real IncomingMessage: what it reads (one value per header line)
+// The front door's impersonation step on a real IncomingMessage: what it reads (one value per header line)
 // and that no Impersonate-* header survives it in any view of the headers.
 import test from 'ava';
-import http, { type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import type Koa from 'koa';
+import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../../src/authn/types.ts';
 import type { Authorizer, AuthzAttributes } from '../../src/authz/types.ts';
-import { impersonationMiddleware } from '../../src/server/middleware/impersonation.ts';
-import type { RequestState } from '../../src/server/state.ts';
+import { impersonation } from '../../src/frontdoor/impersonation.ts';
+import { receivedRequest } from '../helpers/received-request.ts';
 
-/** A real IncomingMessage carrying exactly these header lines (sent over a socket, parsed by Node). */
-async function request(lines: string[]): Promise<IncomingMessage> {
-  let received!: (req: IncomingMessage) => void;
-  const got = new Promise<IncomingMessage>((resolve) => (received = resolve));
-  const server = http.createServer((req, res) => {
-    received(req);
-    res.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-  socket.on('error', () => {});
-  socket.end(['GET / HTTP/1.1', 'Host: x', ...lines, 'Connection: close', '', ''].join('\r\n'));
-  const req = await got;
-  server.close();
-  return req;
-}
+const request = (lines: string[]): Promise<IncomingMessage> => receivedRequest(lines);
 
 async function run(req: IncomingMessage, onNext: (user: UserInfo) => void): Promise<AuthzAttributes[]> {
   const asked: AuthzAttributes[] = [];
   const allowAll: Authorizer = { name: 'all', authorize: (_u, a) => (asked.push(a), { allowed: true, reason: '' }) };
-  const ctx = { req, state: { user: { name: 'alice', groups: ['system:authenticated'] } } } as unknown as Koa.ParameterizedContext<RequestState>;
-  await impersonationMiddleware(allowAll)(ctx, async () => onNext(ctx.state.user));
+  onNext(await impersonation(allowAll, req, { name: 'alice', groups: ['system:authenticated'] }));
   return asked;
 }
 

@@ -13,6 +13,8 @@ export const MAX_SECRET_SIZE = 1024 * 1024;
 
 export const SECRET_TYPE_SERVICE_ACCOUNT_TOKEN = 'platform.io/service-account-token';
 export const SA_NAME_ANNOTATION = 'platform.io/service-account.name';
+/** Token-secret annotation naming the account's uid. */
+export const SA_UID_ANNOTATION = 'platform.io/service-account.uid';
 
 const base64Re = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

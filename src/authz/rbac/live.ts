@@ -1,8 +1,7 @@
-// Live RBAC state for the server: the four kinds as the store holds them, compiled incrementally.
-// Every applied store batch becomes a few data patches, applied synchronously to the engine (and to
-// a JS mirror used for rule resolution) before the write's response is sent: read-your-writes.
-import type { Store } from '../../store/store.ts';
-import type { StoreEvent } from '../../store/backend.ts';
+// Live RBAC state for the server: the four kinds as the event source (the store) holds them, compiled
+// incrementally. Every applied batch becomes a few data patches, applied synchronously to the engine
+// (and to a JS mirror used for rule resolution) before the write's response is sent: read-your-writes.
+import type { RbacEventSource, RbacObjectEvent } from './source.ts';
 import { RbacCompiler } from '../../policy/rbac.ts';
 import { toData, type CompiledPolicy, type DataPatch } from '../../policy/format.ts';
 import { PolicyEvaluator } from '../../policy/evaluator.ts';
@@ -19,20 +18,20 @@ export class LiveRbac {
   authorizer: RbacAuthorizer | undefined;
   private readonly unsubscribe: () => void;
 
-  private constructor(store: Store) {
+  private constructor(source: RbacEventSource) {
     // list and subscribe in the same synchronous step: no event can fall between them
     const objects = emptyObjects();
     for (const kind of Object.keys(RBAC_RESOURCES) as RbacKind[]) {
-      for (const o of store.list(RBAC_GROUP, RBAC_RESOURCES[kind]).items) addObject(objects, kind, o);
+      for (const o of source.list(RBAC_GROUP, RBAC_RESOURCES[kind]).items) addObject(objects, kind, o);
     }
     this.compiler = new RbacCompiler(objects);
     this.policy = this.compiler.compile();
-    this.unsubscribe = store.subscribe((events) => this.apply(events));
+    this.unsubscribe = source.subscribe((events) => this.apply(events));
   }
 
   /** Loads the engine; events arriving meanwhile are compiled and folded in before it goes live. */
-  static async open(store: Store, superUser?: string): Promise<LiveRbac> {
-    const live = new LiveRbac(store);
+  static async open(source: RbacEventSource, superUser?: string): Promise<LiveRbac> {
+    const live = new LiveRbac(source);
     const ev = await PolicyEvaluator.engine(toData({ version: 1, scopes: {}, roles: {} }));
     ev.setData(toData(live.policy));
     live.engine = new PolicyAuthorizer('RBAC', ev);
@@ -40,8 +39,8 @@ export class LiveRbac {
     return live;
   }
 
-  /** Store events of the four kinds → compiler changes → one patch call. */
-  apply(events: readonly StoreEvent[]): void {
+  /** Events of the four kinds → compiler changes → one patch call. */
+  apply(events: readonly RbacObjectEvent[]): void {
     const patches: DataPatch[] = [];
     for (const e of events) {
       if (e.key.group !== RBAC_GROUP) continue;
@@ -62,7 +61,7 @@ export class LiveRbac {
     }
   }
 
-  private change(kind: RbacKind, e: StoreEvent): DataPatch[] {
+  private change(kind: RbacKind, e: RbacObjectEvent): DataPatch[] {
     const cluster = isClusterKind(kind);
     const meta = { name: e.key.name, namespace: e.key.namespace || undefined };
     if (isBindingKind(kind)) {

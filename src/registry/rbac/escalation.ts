@@ -1,22 +1,22 @@
 // Escalation prevention (authn-authz §3.4): on create and update of the four RBAC kinds the
 // requester may grant only rules he already holds, unless he may `bind` the referenced role
 // (bindings only, 1.6). The super-user, members of system:masters and requests without a user skip it.
-import type { AdmissionPlugin, AdmissionRequest } from '../../registry/admission.ts';
-import type { Authorizer } from '../types.ts';
+import type { AdmissionPlugin, AdmissionRequest } from '../admission.ts';
+import type { Authorizer } from '../../authz/types.ts';
 import type { UserInfo } from '../../authn/types.ts';
 import { errors } from '../../request/errors.ts';
 import { roleKey, toRule } from '../../policy/rbac.ts';
 import { own, type CompiledPolicy, type Rule } from '../../policy/format.ts';
-import { isBindingKind, kindOfResource, RBAC_GROUP, RBAC_RESOURCES, toBindingObject, toRoleObject, type RbacKind } from './objects.ts';
-import { privilegedReason } from './authorizer.ts';
-import { compactRules, covers } from './covers.ts';
-import { rulesFor } from './rules.ts';
+import { isBindingKind, kindOfResource, RBAC_GROUP, RBAC_RESOURCES, toBindingObject, toRoleObject, type RbacKind } from '../../authz/rbac/objects.ts';
+import { privilegedReason } from '../../authz/rbac/authorizer.ts';
+import { compactRules, covers } from '../../authz/rbac/covers.ts';
+import { rulesFor } from '../../authz/rbac/rules.ts';
 
 export interface EscalationDeps {
-  /** The live compiled RBAC policy (owner rules and referenced roles are read from it). */
-  policy: () => CompiledPolicy;
-  /** The server's whole union authorizer (the `bind` check). */
-  authorizer: () => Authorizer;
+  /** The live compiled RBAC policy (owner rules and referenced roles are read from it; patched in place). */
+  policy: CompiledPolicy;
+  /** The server's whole union authorizer (the `bind` check): built before this plugin. */
+  authorizer: Authorizer;
   superUser?: string;
 }
 
@@ -27,7 +27,7 @@ function userText(u: UserInfo): string {
 }
 
 async function mayBind(deps: EscalationDeps, user: UserInfo, ref: { kind: string; name: string; apiGroup?: string }, namespace: string): Promise<boolean> {
-  const d = await deps.authorizer().authorize(user, {
+  const d = await deps.authorizer.authorize(user, {
     isResourceRequest: true, path: '', verb: 'bind', apiGroup: ref.apiGroup || RBAC_GROUP, apiVersion: '',
     namespace, resource: ref.kind === 'Role' ? RBAC_RESOURCES.Role : RBAC_RESOURCES.ClusterRole, subresource: '', name: ref.name,
   });
@@ -50,13 +50,13 @@ export function escalationAdmission(deps: EscalationDeps): AdmissionPlugin {
         const ref = toBindingObject(req.object).roleRef;
         if (await mayBind(deps, user, ref, namespace)) return;
         const key = ref.kind === 'Role' ? roleKey('Role', ref.name, namespace) : roleKey('ClusterRole', ref.name);
-        const rules = own(deps.policy().roles, key);
+        const rules = own(deps.policy.roles, key);
         if (!rules) throw errors.notFound({ group: RBAC_GROUP, resource: ref.kind === 'Role' ? RBAC_RESOURCES.Role : RBAC_RESOURCES.ClusterRole }, ref.name);
         servant = rules;
       } else {
         servant = (toRoleObject(req.object).rules ?? []).map(toRule);
       }
-      const owner = rulesFor(deps.policy(), user, namespace);
+      const owner = rulesFor(deps.policy, user, namespace);
       const result = covers(owner.rules, servant);
       if (result.covered) return;
       throw errors.forbidden(gr, req.name,

@@ -2,16 +2,14 @@
 // authorization: Impersonate-User / -Group / -Extra-<key> / -Uid ask to act as another identity. The
 // caller must be allowed the `impersonate` verb on each part, through the same authorizer union as
 // every request; the request is then authorized and served as the impersonated user.
-import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
-import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, withAuthenticatedGroup } from '../../authn/anonymous.ts';
-import { SERVICE_ACCOUNT_USER_PREFIX, serviceAccountGroups, serviceAccountUsername } from '../../authn/service-account.ts';
-import type { UserInfo } from '../../authn/types.ts';
-import type { Authorizer, AuthzAttributes } from '../../authz/types.ts';
-import { isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names.ts';
-import { errors } from '../../request/errors.ts';
-import { denial } from './authz.ts';
-import type { RequestState } from '../state.ts';
+import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP, withAuthenticatedGroup } from '../authn/anonymous.ts';
+import { SERVICE_ACCOUNT_USER_PREFIX, serviceAccountGroups, serviceAccountUsername } from '../authn/service-account.ts';
+import type { UserInfo } from '../authn/types.ts';
+import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
+import { isDNS1123Label, isDNS1123Subdomain } from '../api/validation/names.ts';
+import { errors } from '../request/errors.ts';
+import { denial } from './authorize.ts';
 
 const USER_HEADER = 'impersonate-user';
 const GROUP_HEADER = 'impersonate-group';
@@ -149,22 +147,18 @@ function removeImpersonationHeaders(req: IncomingMessage): void {
 }
 
 /**
- * Runs after authentication: a request without Impersonate-* headers passes untouched; otherwise every
+ * Runs after authentication: a request without Impersonate-* headers keeps its caller; otherwise every
  * part must be allowed (403 naming the first refused part, as the caller), and the request continues as
- * the impersonated user. Groups, extras or a uid without Impersonate-User are a 400.
+ * the impersonated user, returned here. Groups, extras or a uid without Impersonate-User are a 400.
  */
-export function impersonationMiddleware(authorizer: Authorizer): Koa.Middleware<RequestState> {
-  return async (ctx, next) => {
-    const requests = impersonationRequests(impersonationHeaders(ctx.req.rawHeaders));
-    if (requests.length === 0) return next();
-    const caller = ctx.state.user;
-    for (const { attrs } of requests) {
-      const d = await authorizer.authorize(caller, attrs);
-      // the reference answers 403 for a refusal and for an authorizer error alike
-      if (!d.allowed) throw denial(caller, attrs, d.reason);
-    }
-    ctx.state.user = impersonatedUser(requests);
-    removeImpersonationHeaders(ctx.req);
-    await next();
-  };
+export async function impersonation(authorizer: Authorizer, req: IncomingMessage, caller: UserInfo): Promise<UserInfo> {
+  const requests = impersonationRequests(impersonationHeaders(req.rawHeaders));
+  if (requests.length === 0) return caller;
+  for (const { attrs } of requests) {
+    const d = await authorizer.authorize(caller, attrs);
+    // the reference answers 403 for a refusal and for an authorizer error alike
+    if (!d.allowed) throw denial(caller, attrs, d.reason);
+  }
+  removeImpersonationHeaders(req);
+  return impersonatedUser(requests);
 }

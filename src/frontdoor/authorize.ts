@@ -1,8 +1,6 @@
-import type Koa from 'koa';
-import type { Authorizer, AuthzAttributes } from '../../authz/types.ts';
-import type { UserInfo } from '../../authn/types.ts';
-import { errors, StatusError } from '../../request/errors.ts';
-import type { RequestState } from '../state.ts';
+import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
+import type { UserInfo } from '../authn/types.ts';
+import { errors, StatusError } from '../request/errors.ts';
 
 /** The modern 403 text: `User "bob" cannot list resource "pods" in API group "" in the namespace "x"`. */
 export function forbiddenMessage(user: UserInfo, a: AuthzAttributes): string {
@@ -12,20 +10,24 @@ export function forbiddenMessage(user: UserInfo, a: AuthzAttributes): string {
   return `User "${user.name}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}`;
 }
 
+/**
+ * 403 for a non-resource path (no group/resource to name). Local until src/request/errors.ts has a
+ * builder for it (the reference's NewForbidden with an empty GroupResource).
+ */
+function forbiddenPath(why: string): StatusError {
+  return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+}
+
 /** A denial as a Status: 403 Forbidden naming the resource, or 500 when an authorizer failed. */
 export function denial(user: UserInfo, a: AuthzAttributes, reason: string, error?: string): StatusError {
   if (error) return errors.internal(new Error(`authorization failed: ${error}`));
   const why = forbiddenMessage(user, a) + (reason ? `: ${reason}` : '');
-  if (!a.isResourceRequest) return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+  if (!a.isResourceRequest) return forbiddenPath(why);
   return errors.forbidden({ group: a.apiGroup, resource: a.resource }, a.name, why);
 }
 
-/** Authorization for every request: deny by default; the union of authorizers must allow. */
-export function authzMiddleware(authorizer: Authorizer): Koa.Middleware<RequestState> {
-  return async (ctx, next) => {
-    const { attrs } = ctx.state.resolved;
-    const d = await authorizer.authorize(ctx.state.user, attrs);
-    if (!d.allowed) throw denial(ctx.state.user, attrs, d.reason, d.error);
-    await next();
-  };
+/** Authorization of every request: deny by default; the union of authorizers must allow. */
+export async function authorizeRequest(authorizer: Authorizer, user: UserInfo, attrs: AuthzAttributes): Promise<void> {
+  const d = await authorizer.authorize(user, attrs);
+  if (!d.allowed) throw denial(user, attrs, d.reason, d.error);
 }

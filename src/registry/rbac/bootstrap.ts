@@ -8,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import type { ApiObject } from '../../api/object.ts';
 import type { Catalogue } from '../../api/catalogue.ts';
 import type { UserInfo } from '../../authn/types.ts';
-import type { GenericRegistry } from '../../registry/rest.ts';
+import type { GenericRegistry } from '../rest.ts';
 import { StatusError } from '../../request/errors.ts';
-import { isClusterKind, parseRbacText, RBAC_GROUP, RBAC_RESOURCES, RBAC_VERSION, type RbacKind } from './objects.ts';
-import { MASTERS_GROUP } from './authorizer.ts';
+import { isClusterKind, parseRbacText, RBAC_GROUP, RBAC_RESOURCES, RBAC_VERSION, type RbacKind } from '../../authz/rbac/objects.ts';
+import { MASTERS_GROUP } from '../../authz/rbac/authorizer.ts';
 
 export function bootstrapPolicyPath(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../policies/bootstrap-rbac.yaml');

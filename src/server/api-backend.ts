@@ -1,0 +1,102 @@
+// The API backend: what the front door hands an admitted request to — the generic registry over the
+// store, its admission chain and special handlers, the server's controllers, discovery and watch.
+// A proxy-only process builds the front door alone and never opens any of this.
+import type Koa from 'koa';
+import type { Catalogue } from '../api/catalogue.ts';
+import type { TokenIssuer } from '../authn/types.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { CodecRegistry } from '../codec/codecs.ts';
+import type { CompiledPolicy } from '../policy/format.ts';
+import { startControllers, type Controllers } from '../controllers/index.ts';
+import type { AdmissionPlugin } from '../registry/admission.ts';
+import type { SpecialHandler } from '../registry/dispatch.ts';
+import type { ServerAddress } from '../registry/discovery.ts';
+import { ensureBootstrapPolicy, readBootstrapPolicy } from '../registry/rbac/bootstrap.ts';
+import { GenericRegistry } from '../registry/rest.ts';
+import { subjectAccessReviewHandlers, tokenReviewHandler, type ReviewDecider, type TokenReviewer } from '../registry/reviews.ts';
+import { subresourceHandlers } from '../kinds/handlers.ts';
+import { ensureSystemNamespaces } from '../kinds/core/namespace.ts';
+import { buildAdmission } from '../admission/index.ts';
+import type { Store } from '../store/store.ts';
+import { WatchHub } from '../store/watch-hub.ts';
+import { resourceHandler, type ResourceDeps } from './resources.ts';
+import { nonResourceRoutes } from './routes.ts';
+import type { RequestState } from './state.ts';
+
+export interface ApiBackendDeps {
+  store: Store;
+  catalogue: Catalogue;
+  codecs: CodecRegistry;
+  /** What the resource handler reads (the body limit); narrows as it does. */
+  options: ResourceDeps['options'];
+  log: (msg: string) => void;
+  /** The whole authorizer union: RBAC's `bind` check asks it. */
+  authorizer: Authorizer;
+  /** RBAC's live state when RBAC mode is on: the escalation check and the bootstrap policy are its write side. */
+  rbac?: { policy: CompiledPolicy; superUser?: string };
+  /** The review endpoints' judges. */
+  decideReview: ReviewDecider;
+  reviewToken: TokenReviewer;
+  /** Signs service-account tokens (the key material the authenticator verifies with). */
+  tokenIssuer: TokenIssuer;
+  /** PEM stored as `ca.crt` in token secrets. */
+  caCrt?: Buffer;
+  /** Filled in as listeners start (discovery's serverAddressByClientCIDRs). */
+  addresses: ServerAddress[];
+}
+
+export interface ApiBackend {
+  readonly registry: GenericRegistry;
+  /** The end of the chain for an admitted request: non-resource routes, or the generic REST handler. */
+  readonly handler: Koa.Middleware<RequestState>;
+  /** Stops watches and controllers (the store is closed by whoever opened it). */
+  stop(): void;
+}
+
+/** Builds the registry over an open store, bootstraps what must exist, and starts the controllers. */
+export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
+  const { store, catalogue, codecs, log } = d;
+  const watchHub = new WatchHub(store);
+  // The ServiceAccount plugin waits for the controllers, which write through this registry: the one
+  // edge that runs back, bound when they start (no pod is admitted before that).
+  let controllers: Controllers | undefined;
+  try {
+    // declared once, in the order every write passes them (src/admission/index.ts)
+    const admission: readonly AdmissionPlugin[] = buildAdmission({
+      store,
+      settleServiceAccount: async (namespace, account) => controllers?.settled(namespace, account),
+      rbac: d.rbac && { policy: d.rbac.policy, authorizer: d.authorizer, superUser: d.rbac.superUser },
+    });
+    const registry = new GenericRegistry(store, admission);
+    await ensureSystemNamespaces(store, registry, catalogue);
+    controllers = startControllers({ store, registry, log, issuer: d.tokenIssuer, caCrt: d.caCrt });
+    if (d.rbac) await ensureBootstrapPolicy(registry, catalogue, await readBootstrapPolicy());
+
+    const special = new Map<string, SpecialHandler>([
+      ...subjectAccessReviewHandlers(d.decideReview),
+      ...tokenReviewHandler(d.reviewToken),
+      ...subresourceHandlers(registry, store, catalogue),
+    ]);
+    // resource requests never match a non-resource route: skip the router for them (and for refused paths)
+    const routes = nonResourceRoutes(catalogue, codecs, d.addresses);
+    const resources = resourceHandler({ codecs, options: d.options, registry, special, watchHub });
+    const handler: Koa.Middleware<RequestState> = (ctx, next) => {
+      const r = ctx.state.resolved;
+      // a non-resource path no route matches falls through to the resource handler's 404
+      return r.attrs.isResourceRequest || r.refusal ? resources(ctx, next) : routes(ctx, () => resources(ctx, next));
+    };
+    const running = controllers;
+    return {
+      registry,
+      handler,
+      stop() {
+        watchHub.close();
+        running.stop();
+      },
+    };
+  } catch (e) {
+    watchHub.close();
+    controllers?.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,83 @@
+// Connection upgrades (server.on('upgrade')): the request passes the same front door as every other
+// request, and a refusal is written as an HTTP/1.1 Status response on the raw socket. An admitted
+// request goes to the upgrade handler of its subresource (exec, attach, portforward: none yet); with
+// no handler it is served as the plain request it also is, as the reference serves it, so the
+// answer for its path (a 404 for a path that routes nowhere, a list for a collection) stays the same.
+import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Admitted, FrontDoor } from '../frontdoor/front-door.ts';
+import { errors, StatusError } from '../request/errors.ts';
+import { redactCredentials } from './middleware/errors.ts';
+
+export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** Takes over the connection of an admitted upgrade request. */
+export type UpgradeHandler = (admitted: Admitted, req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
+
+export interface UpgradeDeps {
+  door: FrontDoor;
+  /** By subresource (`exec`, `attach`, `portforward`); empty until streaming lands. */
+  handlers: ReadonlyMap<string, UpgradeHandler>;
+  /** Serve an admitted request as a plain HTTP request (the filter chain after the front door). */
+  serveAdmitted(req: IncomingMessage, res: ServerResponse, admitted: Admitted): void;
+  log: (msg: string) => void;
+}
+
+/** A Status as a complete HTTP/1.1 response, then the connection is closed. */
+export function writeStatusResponse(socket: Duplex, err: StatusError): void {
+  const body = JSON.stringify(err.toStatus());
+  const headers = [
+    `HTTP/1.1 ${err.code} ${STATUS_CODES[err.code] ?? ''}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-cache, private',
+    'Connection: close',
+    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** Answer on a socket the HTTP parser has let go of, through Node's own response writer. */
+function responseOn(req: IncomingMessage, socket: Duplex): ServerResponse {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.on('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  return res;
+}
+
+export function upgradeListener(d: UpgradeDeps): UpgradeListener {
+  return (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    // read now: authentication removes the header once it has used it
+    const authorization = req.headers.authorization;
+    d.door
+      .pass(req)
+      .then(
+        async (admitted) => {
+          const handler = admitted.resolved.target && d.handlers.get(admitted.resolved.target.subresource);
+          if (handler) return handler(admitted, req, socket, head);
+          if (head.length) socket.unshift(head);
+          d.serveAdmitted(req, responseOn(req, socket), admitted);
+        },
+        (e: unknown) => {
+          const err = e instanceof StatusError ? e : errors.internal(e);
+          if (err.logDetail) {
+            const { id, detail } = err.logDetail;
+            const text = detail instanceof Error ? (detail.stack ?? detail.message) : String(detail);
+            d.log(`${err.code} ${err.reason} (correlation id ${id}) on upgrade ${req.method} ${req.url}: ${redactCredentials(text, authorization)}`);
+          }
+          writeStatusResponse(socket, err);
+        },
+      )
+      .catch((e: unknown) => {
+        // a handler failed after taking the connection: nothing sensible can be written any more
+        d.log(`portcullis: upgrade ${req.method} ${req.url}: ${e instanceof Error ? e.message : String(e)}`);
+        socket.destroy();
+      });
+  };
+}
