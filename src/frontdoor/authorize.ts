@@ -1,6 +1,6 @@
 import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
 import type { UserInfo } from '../authn/types.ts';
-import { errors, StatusError } from '../request/errors.ts';
+import { errors, type StatusError } from '../request/errors.ts';
 
 /** The modern 403 text: `User "bob" cannot list resource "pods" in API group "" in the namespace "x"`. */
 export function forbiddenMessage(user: UserInfo, a: AuthzAttributes): string {
@@ -14,15 +14,11 @@ export function forbiddenMessage(user: UserInfo, a: AuthzAttributes): string {
  * 403 for a non-resource path (no group/resource to name). Local until src/request/errors.ts has a
  * builder for it (the reference's NewForbidden with an empty GroupResource).
  */
-function forbiddenPath(why: string): StatusError {
-  return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
-}
-
 /** A denial as a Status: 403 Forbidden naming the resource, or 500 when an authorizer failed. */
 export function denial(user: UserInfo, a: AuthzAttributes, reason: string, error?: string): StatusError {
   if (error) return errors.internal(new Error(`authorization failed: ${error}`));
   const why = forbiddenMessage(user, a) + (reason ? `: ${reason}` : '');
-  if (!a.isResourceRequest) return forbiddenPath(why);
+  if (!a.isResourceRequest) return errors.forbiddenPath(why);
   return errors.forbidden({ group: a.apiGroup, resource: a.resource }, a.name, why);
 }
 

@@ -112,6 +112,10 @@ export const errors = {
     const subject = name ? `${groupResourceString(gr)} "${name}"` : groupResourceString(gr);
     return new StatusError(403, 'Forbidden', `${subject} is forbidden: ${why}`, grDetails(gr, name));
   },
+  /** A non-resource path refused (`/healthz`, `/apis`): no group-resource to name. */
+  forbiddenPath(why: string): StatusError {
+    return new StatusError(403, 'Forbidden', `forbidden: ${why}`, {});
+  },
   methodNotSupported(gr: GroupResource, action: string): StatusError {
     return new StatusError(405, 'MethodNotAllowed', `${action} is not supported on resources of kind "${groupResourceString(gr)}"`, grDetails(gr));
   },
