@@ -3,7 +3,6 @@
 import type { Authorizer } from './types.ts';
 import { alwaysAllow, alwaysDeny } from './always.ts';
 import { createAbacAuthorizer } from './abac.ts';
-import { createOpaAuthorizer } from './opa.ts';
 import { UnionAuthorizer } from './union.ts';
 
 export interface AuthorizerOptions {
@@ -42,10 +41,13 @@ export async function buildAuthorizer(options: AuthorizerOptions): Promise<Built
         if (!options.policyFile || (Array.isArray(options.policyFile) && !options.policyFile.length)) throw new Error('authorization mode ABAC requires --authorization-policy-file');
         list.push(await createAbacAuthorizer(options.policyFile));
         break;
-      case 'OPA':
+      case 'OPA': {
         if (!options.opaBundle) throw new Error('authorization mode OPA requires --authorization-opa-bundle');
+        // on demand: only this mode reads bundles (tar-stream)
+        const { createOpaAuthorizer } = await import('./opa.ts');
         list.push(await createOpaAuthorizer(options.opaBundle, options.opaEntrypoint));
         break;
+      }
       case 'RBAC':
       case 'Webhook':
         throw new Error(`authorization mode ${mode} is not available in this build (no authorizer provided for it)`);

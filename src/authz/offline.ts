@@ -4,7 +4,6 @@
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer } from './types.ts';
 import { createAbacAuthorizer } from './abac.ts';
-import { createOpaAuthorizer } from './opa.ts';
 import { UnionAuthorizer } from './union.ts';
 
 export interface PolicySource {
@@ -18,6 +17,8 @@ const sources: PolicySource[] = [
   { flag: 'policy-file', help: 'ABAC policy file (JSON lines); repeatable', load: (v) => createAbacAuthorizer(v) },
   { flag: 'bundle', help: 'OPA bundle (tar.gz); see --entrypoint', load: async (v, c) => {
     if (v.length !== 1) throw new Error('--bundle may be given once');
+    // on demand: the bundle reader (tar-stream) costs every other command start-up time
+    const { createOpaAuthorizer } = await import('./opa.ts');
     return createOpaAuthorizer(v[0], c.entrypoint);
   } },
   // loaded on demand: commands that do not use --rbac do not pay for its imports

@@ -10,7 +10,6 @@ import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
 import type { Rbac, RbacEventSource } from '../authz/rbac/index.ts';
 import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
 import type { Authorizer } from '../authz/types.ts';
-import { createWebhookAuthorizer } from '../authz/webhook.ts';
 import type { ReviewDecider, TokenReviewer } from '../registry/reviews.ts';
 
 export type AuthenticationOptions = Pick<
@@ -82,6 +81,8 @@ export async function buildServerAuthorizer(d: AuthorizationDeps): Promise<Serve
   }
   if (modes.includes('Webhook') && !extra.Webhook) {
     if (!options.authorizationWebhookConfigFile) throw new Error('authorization mode Webhook requires --authorization-webhook-config-file');
+    // on demand: only this mode needs the HTTP client (undici)
+    const { createWebhookAuthorizer } = await import('../authz/webhook.ts');
     extra.Webhook = createWebhookAuthorizer({ configFile: options.authorizationWebhookConfigFile });
   }
   const authorizer = await buildAuthorizer({
