@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { EntryFor, MediaTypeRegistry, MediaTypeSet } from '../codec/media-types.ts';
+import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeSet } from '../codec/media-types.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 
@@ -46,7 +46,7 @@ export function respondError(ctx: Koa.Context, media: MediaTypeRegistry, err: St
   } catch (e) {
     if (!(e instanceof StatusError)) throw e;
     ctx.status = err.code;
-    ctx.type = 'application/json';
+    ctx.type = JSON_MEDIA_TYPE;
     ctx.body = `${JSON.stringify(status)}\n`;
   }
 }
