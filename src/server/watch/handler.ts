@@ -9,7 +9,7 @@ import { prepareWatch } from '../../registry/watch.ts';
 import type { RequestState } from '../state.ts';
 import { watchFailure } from './failure.ts';
 import { watchFormat } from './format.ts';
-import type { Watch, WatchStreams } from './streams.ts';
+import type { Watch, WatchEndReason, WatchStreams } from './streams.ts';
 import { watchTimeoutMs } from './timeout.ts';
 
 export interface WatchDeps {
@@ -52,9 +52,20 @@ export async function serveWatch(
     return;
   }
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => watch.stop(), timeoutMs);
+  let reason: WatchEndReason | undefined;
   try {
-    await watch.done;
+    reason = await watch.done;
   } finally {
     if (timer) clearTimeout(timer);
   }
+  // a client cut off for not reading gets its final chunk, not its connection back: with idle
+  // connections kept for minutes, it would otherwise wait that long to see the end
+  if (reason === 'overflow') closeAfterResponse(res);
+}
+
+function closeAfterResponse(res: Koa.ParameterizedContext['res']): void {
+  const socket = res.socket;
+  if (!socket) return;
+  if (res.writableFinished) socket.end();
+  else res.once('finish', () => socket.end());
 }
