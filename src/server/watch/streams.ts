@@ -20,7 +20,8 @@ const EMPTY = Buffer.alloc(0);
 class WatchStream implements WatchListener {
   /** The changes before the live ones, pulled as the socket takes them. */
   private backlog: Iterator<WatchChange> | undefined;
-  private subscription: WatchSubscription | undefined;
+  /** Only the cancel function is kept: the subscription also holds the backlog, which may be a whole list. */
+  private cancelSubscription: (() => void) | undefined;
   private queue: Buffer[] = [];
   private queueHead = 0;
   private queuedBytes = 0;
@@ -41,7 +42,7 @@ class WatchStream implements WatchListener {
   }
 
   attach(subscription: WatchSubscription): void {
-    this.subscription = subscription;
+    this.cancelSubscription = subscription.cancel;
     this.backlog = subscription.backlog;
     this.out.on('error', () => this.terminate('disconnected'));
     this.out.on('close', () => this.terminate('disconnected'));
@@ -125,7 +126,7 @@ class WatchStream implements WatchListener {
     this.queueHead = 0;
     this.queuedBytes = 0;
     this.backlog = undefined;
-    this.subscription?.cancel();
+    this.cancelSubscription?.();
     this.streams.forget(this);
     const out = this.out;
     if (reason !== 'disconnected' && !out.destroyed && !out.writableEnded) {
