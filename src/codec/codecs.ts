@@ -1,119 +1,14 @@
-import YAML, { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Scalar } from 'yaml';
-import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../api/safe-json.ts';
+// The body codecs, and the names the server assembly still uses for the media-type registry.
+import { mediaTypes, type MediaTypeRegistry } from './media-types.ts';
 
-/** A body format the server can read and write. */
-export interface Codec {
-  readonly mediaType: string;
-  encode(value: unknown, pretty: boolean): string | Buffer;
-  decode(body: Buffer): unknown;
-}
+export type { Codec } from './codec.ts';
+export { jsonCodec } from './json.ts';
+export { yamlCodec } from './yaml.ts';
 
-/** A body that can write its own compact JSON faster than JSON.stringify (list bodies with cached items). */
-interface PreEncodable {
-  encodeJson(): string;
-}
+/** The media-type registry under its former name (server assembly and error middleware pass it on). */
+export type CodecRegistry = MediaTypeRegistry;
 
-function isPreEncodable(v: unknown): v is PreEncodable {
-  return typeof v === 'object' && v !== null && typeof (v as PreEncodable).encodeJson === 'function';
-}
-
-export const jsonCodec: Codec = {
-  mediaType: 'application/json',
-  // compact JSON ends with a newline (json.Encoder); pretty is 2-space indented without one.
-  encode: (value, pretty) => (pretty ? JSON.stringify(value, null, 2) : isPreEncodable(value) ? value.encodeJson() : `${JSON.stringify(value)}\n`),
-  // nesting-limited: a deep body is refused before anything recursive runs on it
-  decode: (body) => parseJson(body.toString('utf8')),
-};
-
-/**
- * The YAML parser with a nesting guard. Its CST stack holds the document plus one entry per open
- * collection (and at most one scalar being read), and it is iterative: only composing the finished
- * document recurses. Throwing here, while the document is still being read, keeps a deep document
- * away from the composer, whose stack overflow can abort the whole process instead of throwing.
- */
-class NestingLimitedParser extends Parser {
-  override *next(source: string): ReturnType<Parser['next']> {
-    yield* super.next(source);
-    if (this.stack.length > MAX_NESTING_DEPTH + 2) throw new Error(NESTING_TOO_DEEP);
-  }
-}
-
-/**
- * The first key that repeats one before it in the same map. The yaml package's own check (uniqueKeys)
- * compares every pair of keys, hours for a 3 MB map; this one keeps a set per map and compares scalar
- * keys by value as that check does.
- */
-function repeatedKey(root: unknown): Scalar | undefined {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop();
-    if (isMap(node)) {
-      const seen = new Set<unknown>();
-      for (const { key, value } of node.items) {
-        if (isScalar(key) && !Number.isNaN(key.value)) {
-          if (seen.has(key.value)) return key;
-          seen.add(key.value);
-        }
-        stack.push(key, value);
-      }
-    } else if (isSeq(node)) {
-      stack.push(...node.items);
-    }
-  }
-  return undefined;
-}
-
-function decodeYaml(text: string): unknown {
-  const lines = new LineCounter();
-  const at = (offset: number) => {
-    const { line, col } = lines.linePos(offset);
-    return `at line ${line}, column ${col}`;
-  };
-  // The parser makes an Error per problem it meets; without stack traces a body full of problems
-  // costs microseconds per problem instead of a stack capture each.
-  const stackTraceLimit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  let docs;
-  try {
-    docs = Array.from(new Composer({ uniqueKeys: false }).compose(new NestingLimitedParser(lines.addNewLine).parse(text)));
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit;
-  }
-  if (docs.length !== 1) throw new Error(`expected one YAML document, found ${docs.length}`);
-  const doc = docs[0];
-  if (doc.errors.length > 0) throw new Error(`${doc.errors[0].message} ${at(doc.errors[0].pos[0])}`);
-  const repeated = repeatedKey(doc.contents);
-  if (repeated) throw new Error(`Map keys must be unique ${at(repeated.range?.[0] ?? 0)}`);
-  const value: unknown = doc.toJS();
-  // aliases can nest a value deeper than the text does
-  if (valueTooDeep(value)) throw new Error(NESTING_TOO_DEEP);
-  return value;
-}
-
-export const yamlCodec: Codec = {
-  mediaType: 'application/yaml',
-  encode: (value) => YAML.stringify(value, { aliasDuplicateObjects: false }),
-  decode: (body) => decodeYaml(body.toString('utf8')),
-};
-
-/** Codecs in the server's preference order. */
-export class CodecRegistry {
-  private readonly codecs: Codec[] = [];
-
-  /** Media types in preference order (kept with the list: negotiation reads it on every response). */
-  readonly mediaTypes: string[] = [];
-
-  register(codec: Codec): this {
-    this.codecs.push(codec);
-    this.mediaTypes.push(codec.mediaType);
-    return this;
-  }
-
-  byMediaType(mediaType: string): Codec | undefined {
-    return this.codecs.find((c) => c.mediaType === mediaType);
-  }
-}
-
+/** The server's media-type registry. */
 export function defaultCodecs(): CodecRegistry {
-  return new CodecRegistry().register(jsonCodec).register(yamlCodec);
+  return mediaTypes;
 }

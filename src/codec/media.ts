@@ -1,5 +1,5 @@
-// Media-type parsing and content negotiation (api-machinery §6.1). Codecs register here by media type;
-// protobuf joins as one more codec without touching the handlers.
+// Media-type parsing and content negotiation (api-machinery §6.1). Which media types the server offers
+// for what is media-types.ts's business; this file only reads headers and matches them.
 
 export interface MediaRange {
   type: string;

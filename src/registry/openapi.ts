@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gvPath, gvString, type Catalogue, type ResourceDef } from '../api/catalogue.ts';
+import { JSON_MEDIA_TYPE, mediaTypes } from '../codec/media-types.ts';
 
 // OpenAPI documents generated from the catalogue: /openapi/v3 (an index plus one document per
 // group-version) and /openapi/v2 (one swagger document; /swaggerapi/... is its era's form). Schemas are
@@ -28,8 +29,13 @@ function pathParam(name: string): Json {
   return { name, in: 'path', required: true, schema: { type: 'string' } };
 }
 
-const bodyTypes = ['application/json', 'application/yaml'];
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json'];
+// what the documents say the API reads and answers: the media-type registry's
+const bodyTypes = [...mediaTypes.role('request').offers];
+const responseTypes = [...mediaTypes.role('response').offers];
+const patchTypes = mediaTypes
+  .role('patch')
+  .entries.filter((e) => e.patch.documented)
+  .map((e) => e.mediaType);
 
 function content(types: string[], ref: string): Json {
   return Object.fromEntries(types.map((t) => [t, { schema: { $ref: ref } }]));
@@ -39,7 +45,7 @@ function op(def: ResourceDef, action: string, kind: string, id: string, params: 
   const o: Json = {
     operationId: id,
     parameters: params,
-    responses: { '200': { description: 'OK', content: content(['application/json', 'application/yaml'], responseRef) }, '401': { description: 'Unauthorized' } },
+    responses: { '200': { description: 'OK', content: content(responseTypes, responseRef) }, '401': { description: 'Unauthorized' } },
     'x-kubernetes-action': action,
     'x-kubernetes-group-version-kind': gvk(def, kind),
   };
@@ -111,7 +117,7 @@ export function openApiV3Document(cat: Catalogue, group: string, version: string
     }
     if (v.has('delete')) {
       itemOps.delete = op(def, 'delete', def.kind, `delete${G}${def.namespaced ? 'Namespaced' : ''}${K}`, [...itemParams, queryParam('gracePeriodSeconds'), queryParam('propagationPolicy'), queryParam('dryRun')], statusRef, {
-        content: content(['application/json'], '#/components/schemas/DeleteOptions'),
+        content: content([JSON_MEDIA_TYPE], '#/components/schemas/DeleteOptions'),
       });
     }
     if (Object.keys(itemOps).length) paths[item] = itemOps;
@@ -166,7 +172,7 @@ export function openApiV2Document(cat: Catalogue): Json {
         out[method] = {
           operationId: o.operationId,
           consumes: ['*/*'],
-          produces: ['application/json', 'application/yaml'],
+          produces: responseTypes,
           parameters: params,
           responses: { '200': { description: 'OK' } },
           'x-kubernetes-action': o['x-kubernetes-action'],

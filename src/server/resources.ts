@@ -1,34 +1,37 @@
 import type Koa from 'koa';
-import type { CodecRegistry } from '../codec/codecs.ts';
-import { parseMediaType } from '../codec/media.ts';
+import type { EntryFor, MediaTypeRegistry, MediaTypeSet } from '../codec/media-types.ts';
 import type { ServerOptions } from '../config/options.ts';
 import { errors } from '../request/errors.ts';
 import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
-import { serveWatch } from '../registry/watch.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
 import { readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
+import { serveWatch, type WatchDeps } from './watch/handler.ts';
+import type { WatchLimits } from './watch/limits.ts';
+import { WatchStreams } from './watch/streams.ts';
 
 export interface ResourceDeps {
-  codecs: CodecRegistry;
+  /** The media-type registry (responses, request bodies, watch framing). */
+  codecs: MediaTypeRegistry;
   options: ServerOptions;
   registry: GenericRegistry;
   special: Map<string, SpecialHandler>;
   watchHub: WatchHub;
+  /** Defaults: defaultWatchLimits. */
+  watchLimits?: Partial<WatchLimits>;
 }
 
-/** Decode a create/update/delete body by Content-Type: empty → JSON; unknown → 415. PATCH bodies stay raw. */
-function decodeRequestBody(contentType: string, raw: Buffer, codecs: CodecRegistry, method: string): unknown {
+/** Decode a create/update/delete body by Content-Type: none → the preferred type (JSON); unknown → 415. PATCH bodies stay raw. */
+function decodeRequestBody(contentType: string, raw: Buffer, bodies: MediaTypeSet<EntryFor<'request'>>, method: string): unknown {
   if (method === 'PATCH') return raw; // the patch handler reads its own media types
-  const essence = contentType ? parseMediaType(contentType).essence : 'application/json';
-  const codec = codecs.byMediaType(essence === 'application/x-yaml' || essence === 'text/yaml' ? 'application/yaml' : essence);
-  if (!codec) throw errors.unsupportedMediaType(contentType, codecs.mediaTypes);
+  const media = contentType ? bodies.lookup(contentType) : bodies.preferred;
+  if (!media) throw errors.unsupportedMediaType(contentType, [...bodies.offers]);
   try {
-    return codec.decode(raw);
+    return media.codec.decode(raw);
   } catch (e) {
-    throw errors.badRequest(`the request body could not be decoded as ${codec.mediaType}: ${e instanceof Error ? e.message : String(e)}`);
+    throw errors.badRequest(`the request body could not be decoded as ${media.mediaType}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
@@ -37,6 +40,12 @@ function decodeRequestBody(contentType: string, raw: Buffer, codecs: CodecRegist
  * target resolved with the attributes the authorizer allowed, never on anything read from the path.
  */
 export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
+  const bodies = d.codecs.role('request');
+  const watch: WatchDeps = {
+    streams: new WatchStreams(d.watchHub, d.watchLimits),
+    media: d.codecs,
+    minRequestTimeoutSeconds: d.options.minRequestTimeout,
+  };
   return async (ctx) => {
     const { target, refusal } = ctx.state.resolved;
     if (refusal) throw refusal;
@@ -44,11 +53,11 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     const def = target.def;
     if (target.verb === 'watch') {
       if (!def.verbs.includes('watch')) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, 'watch');
-      return serveWatch(ctx, { hub: d.watchHub, options: d.options }, target, ctx.state.query);
+      return serveWatch(ctx, watch, target, ctx.state.query);
     }
     const raw = await readBody(ctx, d.options.maxRequestBodyBytes);
     const contentType = ctx.get('Content-Type');
-    const body = raw ? decodeRequestBody(contentType, raw, d.codecs, ctx.method) : undefined;
+    const body = raw ? decodeRequestBody(contentType, raw, bodies, ctx.method) : undefined;
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
     respond(ctx, d.codecs, res.status, res.body);
   };

@@ -1,6 +1,5 @@
 import type Koa from 'koa';
-import type { CodecRegistry } from '../codec/codecs.ts';
-import { negotiate } from '../codec/media.ts';
+import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeSet } from '../codec/media-types.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 
@@ -13,38 +12,41 @@ export function wantsPretty(ctx: Koa.Context): boolean {
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
-const contentTypes = new Map<string, string>();
+/** Media types a body can be answered in (the response role, or the OpenAPI documents' own): each has a codec. */
+export type BodyMediaTypes = MediaTypeSet<EntryFor<'response'>>;
+
+/** Write `body` as an API response, in the format the client accepts; 406 when it accepts none of ours. */
+export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: number, body: unknown): void {
+  respondIn(ctx, media.role('response'), status, body);
+}
 
 /**
- * Write `body` in the format the client accepts; 406 when it accepts none of ours. The response is
- * written here in one writeHead + end (Koa's own respond step is skipped): on the hot path Koa's body
- * and type setters cost more than the rest of the request.
+ * Write `body` in one of `offered`. The response is written here in one writeHead + end (Koa's own
+ * respond step is skipped): on the hot path Koa's body and type setters cost more than the rest of
+ * the request.
  */
-export function respond(ctx: Koa.Context, codecs: CodecRegistry, status: number, body: unknown): void {
-  const chosen = negotiate(ctx.req.headers.accept, codecs.mediaTypes);
-  if (!chosen) throw errors.notAcceptable(codecs.mediaTypes);
-  const codec = codecs.byMediaType(chosen.mediaType)!;
-  const payload = codec.encode(body, wantsPretty(ctx) || chosen.params.pretty === '1');
-  let type = contentTypes.get(codec.mediaType);
-  if (!type) contentTypes.set(codec.mediaType, (type = `${codec.mediaType}; charset=utf-8`));
+export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown): void {
+  const chosen = offered.negotiate(ctx.req.headers.accept);
+  if (!chosen) throw errors.notAcceptable([...offered.offers]);
+  const payload = chosen.entry.codec.encode(body, wantsPretty(ctx) || chosen.params.pretty === '1');
   ctx.respond = false;
   if (ctx.res.headersSent) return; // the request already timed out (504)
   ctx.status = status; // for the request log
-  ctx.res.writeHead(status, { 'Content-Type': type, 'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length });
+  ctx.res.writeHead(status, { 'Content-Type': chosen.contentType, 'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length });
   ctx.res.end(payload);
 }
 
 /** Render a StatusError; when even the error cannot be negotiated, fall back to JSON. */
-export function respondError(ctx: Koa.Context, codecs: CodecRegistry, err: StatusError): void {
+export function respondError(ctx: Koa.Context, media: MediaTypeRegistry, err: StatusError): void {
   if (ctx.res.headersSent) return;
   for (const [k, v] of Object.entries(err.headers)) ctx.set(k, v);
   const status = err.toStatus();
   try {
-    respond(ctx, codecs, err.code, status);
+    respond(ctx, media, err.code, status);
   } catch (e) {
     if (!(e instanceof StatusError)) throw e;
     ctx.status = err.code;
-    ctx.type = 'application/json';
+    ctx.type = JSON_MEDIA_TYPE;
     ctx.body = `${JSON.stringify(status)}\n`;
   }
 }

@@ -1,17 +1,17 @@
 import type Koa from 'koa';
 import Router from '@koa/router';
 import type { Catalogue } from '../api/catalogue.ts';
-import { CodecRegistry, jsonCodec } from '../codec/codecs.ts';
+import type { MediaTypeRegistry } from '../codec/media-types.ts';
 import { errors } from '../request/errors.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
 import { contentHash, openApiV2Document, openApiV3Document, openApiV3Index } from '../registry/openapi.ts';
-import { respond } from './respond.ts';
+import { respond, respondIn } from './respond.ts';
 import type { RequestState } from './state.ts';
 
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
 /** The non-resource paths: discovery, OpenAPI, /version, /healthz. `addresses` fills in as listeners start. */
-export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, addresses: ServerAddress[]): Koa.Middleware<RequestState> {
+export function nonResourceRoutes(catalogue: Catalogue, codecs: MediaTypeRegistry, addresses: ServerAddress[]): Koa.Middleware<RequestState> {
   // case-sensitive, as the authorizer compares paths: `/HEALTHZ` is not `/healthz`
   const router = new Router<RequestState>({ sensitive: true });
   const send = (ctx: Ctx, body: unknown) => respond(ctx, codecs, 200, body);
@@ -32,7 +32,7 @@ export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, a
   });
 
   // OpenAPI documents never change while a server runs: built once, served by content hash.
-  const openApiCodecs = new CodecRegistry().register(jsonCodec);
+  const openApiMedia = codecs.role('openapi');
   const v3Docs = new Map<string, { doc: unknown; hash: string }>();
   const v3Key = (g: string, v: string) => (g ? `apis/${g}/${v}` : `api/${v}`);
   for (const gv of catalogue.groupVersions) {
@@ -43,7 +43,7 @@ export function nonResourceRoutes(catalogue: Catalogue, codecs: CodecRegistry, a
   const v2Doc = openApiV2Document(catalogue);
   const sendOpenApi = (ctx: Ctx, doc: unknown, cache = 'no-cache, private') => {
     ctx.set('Cache-Control', cache);
-    respond(ctx, openApiCodecs, 200, doc);
+    respondIn(ctx, openApiMedia, 200, doc);
   };
   router.get('/openapi/v3', (ctx) => sendOpenApi(ctx, v3Index));
   router.get(/^\/openapi\/v3\/(.+)$/, (ctx) => {

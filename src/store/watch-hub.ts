@@ -1,21 +1,26 @@
-// Watch fan-out (api-machinery §3.3–3.4). One subscription to the store feeds every watcher; watchers
-// are indexed (by an exact field value such as spec.nodeName=X, else by namespace) so an event only
-// visits the watchers that can want it. Each event is serialised once per wire format and the same
-// bytes go to every watcher of that format. A watcher drains into its socket respecting backpressure
-// and is cut off when its bounded queue overflows (the client re-lists).
-import type { Writable } from 'node:stream';
+// Watch events out of the store (api-machinery §3.3–3.4). One subscription to the store feeds every
+// watcher; watchers are indexed (by an exact field value such as spec.nodeName=X, else by namespace)
+// so an event only visits the watchers that can want it. The hub knows nothing of sockets, formats or
+// HTTP: it hands each watcher its backlog (the initial list or a log replay) as an iterator and its
+// live changes through a callback, and fails with typed errors.
 import type { ApiObject } from '../api/object.ts';
-import { errors } from '../request/errors.ts';
-import type { StoreEvent } from './backend.ts';
+import type { EventType, StoreEvent } from './backend.ts';
 import type { Store } from './store.ts';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR';
-
-/** A wire format for watch events. Watchers with the same `id` share one encoded copy of each event. */
-export interface WatchFormat {
-  readonly id: string;
-  /** One framed event: the object as stored (ERROR: a Status), decorated and serialised by the format. */
-  encode(type: WatchEventType, object: unknown): Buffer;
+/** One change a watcher sees. */
+export interface WatchChange {
+  readonly type: EventType;
+  /**
+   * The object after the change. A DELETED sent because the object stopped matching the watcher's
+   * filter carries its last matching state, at the event's revision.
+   */
+  readonly object: ApiObject;
+  /**
+   * True for changes from the event stream (live or replayed): the same instance goes to every watcher
+   * that sees the event as this type, so work done on it (encoding) can be shared by identity. False
+   * for the initial list's synthetic ADDED, made for one watcher.
+   */
+  readonly shared: boolean;
 }
 
 /** An exact-match field requirement (`spec.nodeName=node-7`) the hub can index the watcher by. */
@@ -25,7 +30,7 @@ export interface FieldIndexKey {
   read(obj: ApiObject): string;
 }
 
-export interface WatchSpec {
+export interface WatchRequest {
   /** Store collection: the key's group (the kind's storage group) and resource. */
   group: string;
   resource: string;
@@ -37,91 +42,71 @@ export interface WatchSpec {
   matches?: (obj: ApiObject) => boolean;
   /** An exact requirement already implied by `matches`, used only to index the watcher. */
   index?: FieldIndexKey;
-  format: WatchFormat;
-  out: Writable;
 }
 
-export type WatchEndReason = 'stopped' | 'overflow' | 'shutdown' | 'disconnected';
-
-export interface Watch {
-  /** End the stream cleanly (timeout). Idempotent. */
-  stop(): void;
-  /** Settles when the watcher is gone, with the reason. */
-  readonly done: Promise<WatchEndReason>;
+export interface WatchListener {
+  /** A live change, called synchronously as the store applies its event; in revision order. */
+  change(change: WatchChange): void;
+  /** The hub closed (shutdown): nothing more comes. Not called after `cancel()`. */
+  closed(): void;
 }
 
-export interface WatchLimits {
-  /** Events a watcher may have waiting behind its socket before it is cut off. */
-  maxQueuedEvents: number;
-  /** Bytes likewise (the shared buffers counted once per watcher). */
-  maxQueuedBytes: number;
-  /** Bytes of backlog (initial list, log replay) encoded per slice before checking the socket again. */
-  writeChunkBytes: number;
-  /** After an overflow, how long the ended stream may take to flush before its socket is destroyed. */
-  overflowGraceMs: number;
+export interface WatchSubscription {
   /**
-   * Live events are gathered for up to this long and written to each watcher as one chunk: at a
-   * thousand events a second and hundreds of cluster-wide watchers, one write per event per watcher is
-   * what the server spends its time on. 0 writes on the next turn of the event loop.
+   * What precedes the live changes: ADDED for every current match (resourceVersion 0) or the replay of
+   * the log after the requested revision. Produced as it is pulled, so a 150,000-object list need not
+   * be handled in one go. Live changes may arrive before it is drained; they all come after it.
    */
-  coalesceMs: number;
+  readonly backlog: Iterator<WatchChange>;
+  /** Stop the changes. Idempotent. */
+  cancel(): void;
 }
 
-export const defaultWatchLimits: WatchLimits = {
-  maxQueuedEvents: 10_000,
-  maxQueuedBytes: 8 * 1024 * 1024,
-  writeChunkBytes: 64 * 1024,
-  overflowGraceMs: 10_000,
-  coalesceMs: 5,
-};
+/** The requested revision is older than the history the store retains (the client must re-list). */
+export class RevisionTooOld extends Error {
+  constructor(
+    readonly requested: number,
+    /** The oldest revision a watch may start from. */
+    readonly oldest: number,
+  ) {
+    super(`revision ${requested} is older than the oldest retained revision ${oldest}`);
+  }
+}
 
-const EMPTY = Buffer.alloc(0);
+/** The hub was closed (the server is shutting down). */
+export class WatchHubClosed extends Error {
+  constructor() {
+    super('the watch hub is closed');
+  }
+}
 
-type EncodedByType = Partial<Record<WatchEventType, Buffer>>;
+type ChangesByType = Partial<Record<EventType, WatchChange>>;
 
-type Backlog = { kind: 'objects'; items: ApiObject[]; next: number } | { kind: 'events'; events: StoreEvent[]; next: number };
+const NOTHING: Iterator<WatchChange> = [][Symbol.iterator]();
 
-/** The object a DELETED sent because the object stopped matching: its last matching state at the event's revision. */
-function lastMatchingState(ev: StoreEvent): ApiObject {
+/** The change as `type` of a store event: a DELETED for an event that was not one stops matching. */
+function changeOf(ev: StoreEvent, type: EventType): WatchChange {
+  if (type !== 'DELETED' || ev.type === 'DELETED') return { type, object: ev.object, shared: true };
   const prev = ev.prev ?? ev.object;
-  return { ...prev, metadata: { ...prev.metadata, resourceVersion: String(ev.revision) } };
+  return { type, object: { ...prev, metadata: { ...prev.metadata, resourceVersion: String(ev.revision) } }, shared: true };
 }
 
-class Watcher {
-  /** Live events at or below this revision are covered by the backlog (or predate a future start). */
-  fromRevision: number;
-  backlog: Backlog | undefined;
-  private queue: Buffer[] = [];
-  private queueHead = 0;
-  private queuedBytes = 0;
-  private blocked = false;
-  ended = false;
-  readonly done: Promise<WatchEndReason>;
-  private resolveDone!: (r: WatchEndReason) => void;
+class Subscriber {
+  cancelled = false;
 
   constructor(
     readonly hub: WatchHub,
-    readonly spec: WatchSpec,
-    readonly limits: WatchLimits,
-    fromRevision: number,
-  ) {
-    this.fromRevision = fromRevision;
-    this.done = new Promise((resolve) => {
-      this.resolveDone = resolve;
-    });
-    spec.out.on('error', () => this.terminate('disconnected'));
-    spec.out.on('close', () => this.terminate('disconnected'));
-  }
+    readonly request: WatchRequest,
+    readonly listener: WatchListener,
+    /** Live events at or below this revision are covered by the backlog (or predate a future start). */
+    readonly fromRevision: number,
+  ) {}
 
-  get pending(): number {
-    return this.queue.length - this.queueHead;
-  }
-
-  /** Which event this watcher sees for a store event, if any (selector transitions, §3.4). */
-  classify(ev: StoreEvent): WatchEventType | undefined {
-    const ns = this.spec.namespace;
+  /** Which change this watcher sees for a store event, if any (selector transitions, §3.4). */
+  classify(ev: StoreEvent): EventType | undefined {
+    const ns = this.request.namespace;
     if (ns !== undefined && ev.key.namespace !== ns) return undefined;
-    const m = this.spec.matches;
+    const m = this.request.matches;
     if (!m) return ev.type;
     const now = ev.type !== 'DELETED' && m(ev.object);
     const before = ev.type !== 'ADDED' && m(ev.prev ?? ev.object);
@@ -129,110 +114,38 @@ class Watcher {
     return before ? 'DELETED' : undefined;
   }
 
-  /** A live event from the store. Returns true when something was queued. */
-  offer(ev: StoreEvent): boolean {
-    if (this.ended || ev.revision <= this.fromRevision) return false;
+  offer(ev: StoreEvent): void {
+    if (this.cancelled || ev.revision <= this.fromRevision) return;
     const type = this.classify(ev);
-    if (!type) return false;
-    const buf = this.hub.encodeEvent(ev, type, this.spec.format);
-    this.queue.push(buf);
-    this.queuedBytes += buf.length;
-    if (this.pending > this.limits.maxQueuedEvents || this.queuedBytes > this.limits.maxQueuedBytes) {
-      this.terminate('overflow');
-      return false;
-    }
-    return true;
+    if (type) this.listener.change(this.hub.sharedChange(ev, type));
   }
 
-  /** Write what is waiting (backlog first, then live events) until the socket pushes back. */
-  pump(): void {
-    const out = this.spec.out;
-    if (this.ended || this.blocked) return;
-    if (out.destroyed || out.writableEnded) return this.terminate('disconnected');
-    let ok = true;
-    while (ok && this.backlog) ok = this.writeBacklogSlice(out);
-    while (ok && this.queueHead < this.queue.length) {
-      // gather waiting events into one chunk (one write, one chunk header) up to writeChunkBytes
-      const parts: Buffer[] = [];
-      let size = 0;
-      while (this.queueHead < this.queue.length && (size === 0 || size + this.queue[this.queueHead].length <= this.limits.writeChunkBytes)) {
-        const b = this.queue[this.queueHead];
-        this.queue[this.queueHead++] = EMPTY;
-        parts.push(b);
-        size += b.length;
-      }
-      this.queuedBytes -= size;
-      ok = out.write(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
-    }
-    if (this.queueHead === this.queue.length) {
-      this.queue = [];
-      this.queueHead = 0;
-    } else if (this.queueHead > 1024) {
-      this.queue = this.queue.slice(this.queueHead);
-      this.queueHead = 0;
-    }
-    if (!ok) {
-      this.blocked = true;
-      out.once('drain', () => {
-        this.blocked = false;
-        this.pump();
-      });
+  *listBacklog(items: ApiObject[]): Generator<WatchChange> {
+    const m = this.request.matches;
+    for (const object of items) {
+      if (this.cancelled) return;
+      if (!m || m(object)) yield { type: 'ADDED', object, shared: false };
     }
   }
 
-  /** Encode and write up to writeChunkBytes of the backlog; lazily, so a 150,000-object start does not block the loop. */
-  private writeBacklogSlice(out: Writable): boolean {
-    const b = this.backlog!;
-    let size = 0;
-    let ok = true;
-    if (b.kind === 'objects') {
-      const m = this.spec.matches;
-      while (ok && b.next < b.items.length && size < this.limits.writeChunkBytes) {
-        const obj = b.items[b.next++];
-        if (m && !m(obj)) continue;
-        const buf = this.spec.format.encode('ADDED', obj);
-        size += buf.length;
-        ok = out.write(buf);
-      }
-      if (b.next >= b.items.length) this.backlog = undefined;
-    } else {
-      while (ok && b.next < b.events.length && size < this.limits.writeChunkBytes) {
-        const ev = b.events[b.next++];
-        if (ev.key.group !== this.spec.group || ev.key.resource !== this.spec.resource) continue;
-        const type = this.classify(ev);
-        if (!type) continue;
-        const buf = this.hub.encodeEvent(ev, type, this.spec.format);
-        size += buf.length;
-        ok = out.write(buf);
-      }
-      if (b.next >= b.events.length) this.backlog = undefined;
+  *replayBacklog(events: StoreEvent[]): Generator<WatchChange> {
+    const { group, resource } = this.request;
+    for (const ev of events) {
+      if (this.cancelled) return;
+      if (ev.key.group !== group || ev.key.resource !== resource) continue;
+      const type = this.classify(ev);
+      if (type) yield this.hub.sharedChange(ev, type);
     }
-    return ok;
   }
 
-  terminate(reason: WatchEndReason): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.queue = [];
-    this.queueHead = 0;
-    this.queuedBytes = 0;
-    this.backlog = undefined;
+  cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
     this.hub.forget(this);
-    const out = this.spec.out;
-    if (reason !== 'disconnected' && !out.destroyed && !out.writableEnded) {
-      out.end();
-      if (reason === 'overflow') {
-        // a client that stopped reading may never take the final chunk: do not hold its socket forever
-        const t = setTimeout(() => out.destroy(), this.limits.overflowGraceMs);
-        t.unref();
-        out.once('close', () => clearTimeout(t));
-      }
-    }
-    this.resolveDone(reason);
   }
 }
 
-type Bucket = Set<Watcher>;
+type Bucket = Set<Subscriber>;
 
 /** The watchers of one store collection, indexed so that an event reaches only its candidates. */
 class CollectionWatchers {
@@ -241,8 +154,8 @@ class CollectionWatchers {
   private readonly byField = new Map<string, { read: (obj: ApiObject) => string; byValue: Map<string, Bucket> }>();
   size = 0;
 
-  private bucketOf(w: Watcher, create: boolean): Bucket | undefined {
-    const { index, namespace } = w.spec;
+  private bucketOf(w: Subscriber, create: boolean): Bucket | undefined {
+    const { index, namespace } = w.request;
     if (index) {
       let f = this.byField.get(index.field);
       if (!f) {
@@ -256,13 +169,13 @@ class CollectionWatchers {
     return this.everywhere;
   }
 
-  add(w: Watcher): void {
+  add(w: Subscriber): void {
     this.bucketOf(w, true)!.add(w);
     this.size++;
   }
 
-  remove(w: Watcher): void {
-    const { index, namespace } = w.spec;
+  remove(w: Subscriber): void {
+    const { index, namespace } = w.request;
     const b = this.bucketOf(w, false);
     if (!b || !b.delete(w)) return;
     this.size--;
@@ -274,14 +187,14 @@ class CollectionWatchers {
     } else if (namespace !== undefined) this.byNamespace.delete(namespace);
   }
 
-  forEachWatcher(fn: (w: Watcher) => void): void {
+  forEachWatcher(fn: (w: Subscriber) => void): void {
     for (const w of this.everywhere) fn(w);
     for (const b of this.byNamespace.values()) for (const w of b) fn(w);
     for (const f of this.byField.values()) for (const b of f.byValue.values()) for (const w of b) fn(w);
   }
 
   /** Every watcher that may see the event; each exactly once. */
-  forEachCandidate(ev: StoreEvent, fn: (w: Watcher) => void): void {
+  forEachCandidate(ev: StoreEvent, fn: (w: Subscriber) => void): void {
     for (const w of this.everywhere) fn(w);
     const ns = this.byNamespace.get(ev.key.namespace);
     if (ns) for (const w of ns) fn(w);
@@ -309,58 +222,54 @@ function getOrCreate(m: Map<string, Bucket>, k: string, create: boolean): Bucket
   return b;
 }
 
+const collectionKey = (group: string, resource: string) => `${group}/${resource}`;
+
 export class WatchHub {
   private readonly collections = new Map<string, CollectionWatchers>();
-  /** Encoded lines per event, by format id and type; lives as long as the event does (event log). */
-  private readonly encoded = new WeakMap<StoreEvent, Map<string, EncodedByType>>();
+  /** The shared change objects of an event, by type; they live as long as the event does (event log). */
+  private readonly changes = new WeakMap<StoreEvent, ChangesByType>();
   private lastEvent: StoreEvent | undefined;
-  private lastEncoded: Map<string, EncodedByType> | undefined;
-  private readonly dirty = new Set<Watcher>();
-  private flushScheduled = false;
+  private lastChanges: ChangesByType | undefined;
   private readonly unsubscribe: () => void;
-  private readonly limits: WatchLimits;
   private closed = false;
   private count = 0;
 
-  constructor(
-    private readonly store: Store,
-    limits: Partial<WatchLimits> = {},
-  ) {
-    this.limits = { ...defaultWatchLimits, ...limits };
+  constructor(private readonly store: Store) {
     this.unsubscribe = store.subscribe((events) => this.dispatch(events));
   }
 
-  /** Number of open watchers. */
+  /** Number of open subscriptions. */
   get size(): number {
     return this.count;
   }
 
   /**
-   * Start a watcher. The initial list (or log replay) and the registration happen in this one
-   * synchronous call, so no store event can fall between them. Throws a 410 Expired StatusError when
-   * the requested revision is older than the retained history.
+   * Subscribe to a collection's changes. The backlog's snapshot (initial list or log replay) and the
+   * registration happen in this one synchronous call, so no store event can fall between them.
+   * Throws RevisionTooOld when the requested revision is older than the retained history, and
+   * WatchHubClosed after close().
    */
-  watch(spec: WatchSpec): Watch {
-    if (this.closed) throw errors.serviceUnavailable('the server is shutting down');
-    const rv = spec.resourceVersion ?? 0;
+  watch(request: WatchRequest, listener: WatchListener): WatchSubscription {
+    if (this.closed) throw new WatchHubClosed();
+    const rv = request.resourceVersion ?? 0;
     const current = this.store.revision;
-    let backlog: Backlog | undefined;
     let from: number;
+    let listed: ApiObject[] | undefined;
+    let replayed: StoreEvent[] | undefined;
     if (rv === 0) {
-      const { revision, items } = this.store.list(spec.group, spec.resource, spec.namespace);
-      backlog = { kind: 'objects', items, next: 0 };
+      const { revision, items } = this.store.list(request.group, request.resource, request.namespace);
+      listed = items;
       from = revision;
     } else if (rv >= current) {
       from = rv; // a future revision: wait for it
     } else {
-      const events = this.store.log.since(rv);
-      if (!events) throw errors.expired(`too old resource version: ${rv} (${this.store.log.oldestResumable})`);
-      backlog = { kind: 'events', events, next: 0 };
+      replayed = this.store.log.since(rv);
+      if (!replayed) throw new RevisionTooOld(rv, this.store.log.oldestResumable);
       from = current;
     }
-    const w = new Watcher(this, spec, this.limits, from);
-    w.backlog = backlog;
-    const key = `${spec.group}/${spec.resource}`;
+    const w = new Subscriber(this, request, listener, from);
+    const backlog = listed ? w.listBacklog(listed) : replayed ? w.replayBacklog(replayed) : NOTHING;
+    const key = collectionKey(request.group, request.resource);
     let c = this.collections.get(key);
     if (!c) {
       c = new CollectionWatchers();
@@ -368,81 +277,52 @@ export class WatchHub {
     }
     c.add(w);
     this.count++;
-    if (spec.out.destroyed) w.terminate('disconnected'); // the client left before we registered
-    else if (backlog) this.markDirty(w);
-    return { stop: () => w.terminate('stopped'), done: w.done };
+    return { backlog, cancel: () => w.cancel() };
   }
 
-  /** The encoded event as `type` for `format`, shared by every watcher of that format. */
-  encodeEvent(ev: StoreEvent, type: WatchEventType, format: WatchFormat): Buffer {
+  /** The change as `type` of `ev`, one instance for every watcher that sees it so. */
+  sharedChange(ev: StoreEvent, type: EventType): WatchChange {
     // every candidate of one dispatch asks about the same event: skip the WeakMap for the repeats
-    let perEvent = ev === this.lastEvent ? this.lastEncoded! : this.encoded.get(ev);
+    let perEvent = ev === this.lastEvent ? this.lastChanges! : this.changes.get(ev);
     if (!perEvent) {
-      perEvent = new Map();
-      this.encoded.set(ev, perEvent);
+      perEvent = {};
+      this.changes.set(ev, perEvent);
     }
     this.lastEvent = ev;
-    this.lastEncoded = perEvent;
-    let perFormat = perEvent.get(format.id);
-    if (!perFormat) {
-      perFormat = {};
-      perEvent.set(format.id, perFormat);
-    }
-    let buf = perFormat[type];
-    if (!buf) {
-      const obj = type === 'DELETED' && ev.type !== 'DELETED' ? lastMatchingState(ev) : ev.object;
-      buf = format.encode(type, obj);
-      perFormat[type] = buf;
-    }
-    return buf;
+    this.lastChanges = perEvent;
+    return (perEvent[type] ??= changeOf(ev, type));
   }
 
-  /** Called by a watcher as it ends. */
-  forget(w: Watcher): void {
-    this.dirty.delete(w);
-    const c = this.collections.get(`${w.spec.group}/${w.spec.resource}`);
+  /** Called by a subscriber as it is cancelled. */
+  forget(w: Subscriber): void {
+    const key = collectionKey(w.request.group, w.request.resource);
+    const c = this.collections.get(key);
     if (!c) return;
     const before = c.size;
     c.remove(w);
     if (c.size < before) this.count--;
-    if (c.size === 0) this.collections.delete(`${w.spec.group}/${w.spec.resource}`);
+    if (c.size === 0) this.collections.delete(key);
   }
 
   private dispatch(events: StoreEvent[]): void {
     for (const ev of events) {
-      const c = this.collections.get(`${ev.key.group}/${ev.key.resource}`);
-      if (!c) continue;
-      c.forEachCandidate(ev, (w) => {
-        if (w.offer(ev)) this.markDirty(w);
-      });
+      const c = this.collections.get(collectionKey(ev.key.group, ev.key.resource));
+      if (c) c.forEachCandidate(ev, (w) => w.offer(ev));
     }
   }
 
-  private markDirty(w: Watcher): void {
-    this.dirty.add(w);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    // one write per watcher per flush, however many events arrived since the last one
-    if (this.limits.coalesceMs > 0) setTimeout(() => this.flush(), this.limits.coalesceMs);
-    else setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    this.flushScheduled = false;
-    const ws = [...this.dirty];
-    this.dirty.clear();
-    for (const w of ws) w.pump();
-  }
-
-  /** End every stream cleanly (server shutdown) and stop listening to the store. */
+  /** Tell every subscriber the hub closed (server shutdown) and stop listening to the store. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
-    const all: Watcher[] = [];
+    const all: Subscriber[] = [];
     for (const c of this.collections.values()) c.forEachWatcher((w) => all.push(w));
-    for (const w of all) w.terminate('shutdown');
     this.collections.clear();
     this.count = 0;
+    for (const w of all) {
+      w.cancelled = true;
+      w.listener.closed();
+    }
   }
 }

@@ -3,7 +3,8 @@
 // is handled as an own property (see api/safe-json.ts), and bodies and results are held to the
 // nesting limit, so no patch reaches a prototype or a stack overflow.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
-import { getOwn, NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
+import { NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
+import { mediaTypes, type PatchType } from '../../codec/media-types.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import { applyJsonPatch, parseJsonPatch } from './json-patch.ts';
@@ -13,33 +14,25 @@ import { applyStrategicMergePatch } from './strategic.ts';
 export { applyStrategicMergePatch } from './strategic.ts';
 export { MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS, MAX_JSON_PATCH_WORK } from './json-patch.ts';
 
-export const JSON_PATCH = 'application/json-patch+json';
-export const MERGE_PATCH = 'application/merge-patch+json';
-export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
+export { JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH } from '../../codec/media-types.ts';
+export type { PatchType } from '../../codec/media-types.ts';
 
-/** The accepted Content-Types, in the order the 415 message lists them. */
-export const PATCH_MEDIA_TYPES: readonly string[] = [JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH];
+const patchMedia = mediaTypes.role('patch');
 
-export type PatchType = 'json' | 'merge' | 'strategic';
+/** The accepted Content-Types, in the order the 415 message lists them (the media-type registry's). */
+export const PATCH_MEDIA_TYPES: readonly string[] = patchMedia.offers;
 
-const TYPES: Record<string, PatchType> = {
-  [JSON_PATCH]: 'json',
-  [MERGE_PATCH]: 'merge',
-  [STRATEGIC_MERGE_PATCH]: 'strategic',
-};
-
-/** The patch type a Content-Type names (parameters such as charset ignored); 415 for any other. */
+/** The patch type a Content-Type names (parameters and case ignored); 415 for any other. */
 export function patchTypeOf(contentType: string | undefined): PatchType {
-  const mediaType = (contentType ?? '').split(';', 1)[0].trim().toLowerCase();
-  const type = getOwn(TYPES, mediaType);
-  if (!type) {
+  const media = patchMedia.lookup(contentType ?? '');
+  if (!media) {
     throw new StatusError(
       415,
       'UnsupportedMediaType',
       `the body of the request was in an unknown format - accepted media types include: ${PATCH_MEDIA_TYPES.join(', ')}`,
     );
   }
-  return type;
+  return media.patch.type;
 }
 
 function parseBody(body: Buffer | string): JsonValue {

@@ -1,0 +1,74 @@
+import YAML, { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Scalar } from 'yaml';
+import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP, valueTooDeep } from '../api/safe-json.ts';
+import type { Codec } from './codec.ts';
+
+/**
+ * The YAML parser with a nesting guard. Its CST stack holds the document plus one entry per open
+ * collection (and at most one scalar being read), and it is iterative: only composing the finished
+ * document recurses. Throwing here, while the document is still being read, keeps a deep document
+ * away from the composer, whose stack overflow can abort the whole process instead of throwing.
+ */
+class NestingLimitedParser extends Parser {
+  override *next(source: string): ReturnType<Parser['next']> {
+    yield* super.next(source);
+    if (this.stack.length > MAX_NESTING_DEPTH + 2) throw new Error(NESTING_TOO_DEEP);
+  }
+}
+
+/**
+ * The first key that repeats one before it in the same map. The yaml package's own check (uniqueKeys)
+ * compares every pair of keys, hours for a 3 MB map; this one keeps a set per map and compares scalar
+ * keys by value as that check does.
+ */
+function repeatedKey(root: unknown): Scalar | undefined {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (isMap(node)) {
+      const seen = new Set<unknown>();
+      for (const { key, value } of node.items) {
+        if (isScalar(key) && !Number.isNaN(key.value)) {
+          if (seen.has(key.value)) return key;
+          seen.add(key.value);
+        }
+        stack.push(key, value);
+      }
+    } else if (isSeq(node)) {
+      stack.push(...node.items);
+    }
+  }
+  return undefined;
+}
+
+function decodeYaml(text: string): unknown {
+  const lines = new LineCounter();
+  const at = (offset: number) => {
+    const { line, col } = lines.linePos(offset);
+    return `at line ${line}, column ${col}`;
+  };
+  // The parser makes an Error per problem it meets; without stack traces a body full of problems
+  // costs microseconds per problem instead of a stack capture each.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let docs;
+  try {
+    docs = Array.from(new Composer({ uniqueKeys: false }).compose(new NestingLimitedParser(lines.addNewLine).parse(text)));
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+  if (docs.length !== 1) throw new Error(`expected one YAML document, found ${docs.length}`);
+  const doc = docs[0];
+  if (doc.errors.length > 0) throw new Error(`${doc.errors[0].message} ${at(doc.errors[0].pos[0])}`);
+  const repeated = repeatedKey(doc.contents);
+  if (repeated) throw new Error(`Map keys must be unique ${at(repeated.range?.[0] ?? 0)}`);
+  const value: unknown = doc.toJS();
+  // aliases can nest a value deeper than the text does
+  if (valueTooDeep(value)) throw new Error(NESTING_TOO_DEEP);
+  return value;
+}
+
+export const yamlCodec: Codec = {
+  mediaType: 'application/yaml',
+  encode: (value) => YAML.stringify(value, { aliasDuplicateObjects: false }),
+  decode: (body) => decodeYaml(body.toString('utf8')),
+};
