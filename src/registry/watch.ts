@@ -4,13 +4,12 @@
 // (negotiation, framing, streaming) is server/watch's.
 import type { ApiObject } from '../api/object.ts';
 import { escapeFieldValue, fieldLabelReader, parseFieldSelector } from '../api/selectors/field.ts';
-import { strategyFor } from '../kinds/strategies.ts';
 import type { KindStrategy } from '../api/strategy.ts';
+import { encode } from '../api/scheme.ts';
 import type { RequestTarget } from '../request/attributes.ts';
 import { errors } from '../request/errors.ts';
 import type { FieldIndexKey, WatchRequest } from '../store/watch-hub.ts';
 import { listFilter } from './filter.ts';
-import { forResponse } from './meta.ts';
 import { parseResourceVersion } from './rest.ts';
 
 export interface PreparedWatch {
@@ -38,7 +37,7 @@ function indexKeyOf(fieldSelector: string, strategy: KindStrategy): FieldIndexKe
 export function prepareWatch(target: RequestTarget, query: URLSearchParams): PreparedWatch {
   const def = target.def;
   if (target.subresource) throw errors.routeNotFound();
-  const strategy = strategyFor(def.kind);
+  const strategy = def.strategy;
 
   let fieldSelector = query.get('fieldSelector') ?? '';
   let extra: string | undefined;
@@ -61,6 +60,6 @@ export function prepareWatch(target: RequestTarget, query: URLSearchParams): Pre
       index,
     },
     presentation: `${def.group}/${def.version}/${def.plural}`,
-    present: (object) => forResponse(def, object),
+    present: (object) => encode(def, object),
   };
 }

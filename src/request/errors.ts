@@ -131,11 +131,15 @@ export const errors = {
   expired(message: string): StatusError {
     return new StatusError(410, 'Expired', message);
   },
-  notAcceptable(accepted: string[]): StatusError {
+  notAcceptable(accepted: readonly string[]): StatusError {
     return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
   },
-  unsupportedMediaType(contentType: string, accepted: string[]): StatusError {
+  unsupportedMediaType(contentType: string, accepted: readonly string[]): StatusError {
     return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format (${contentType}) - accepted media types include: ${accepted.join(', ')}`);
+  },
+  /** A PATCH body in a media type that is no patch type (the reference words it without the content type). */
+  unsupportedPatchType(accepted: readonly string[]): StatusError {
+    return new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
   },
   /** 413; `detail` says what was too large, e.g. `limit is 3145728`. */
   tooLarge(detail: string): StatusError {

@@ -5,7 +5,7 @@ import type Koa from 'koa';
 import type { Catalogue } from '../api/catalogue.ts';
 import type { TokenIssuer } from '../authn/types.ts';
 import type { Authorizer } from '../authz/types.ts';
-import type { CodecRegistry } from '../codec/codecs.ts';
+import type { MediaTypeRegistry } from '../codec/media-types.ts';
 import type { CompiledPolicy } from '../policy/format.ts';
 import { startControllers, type Controllers } from '../controllers/index.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
@@ -26,7 +26,7 @@ import type { RequestState } from './state.ts';
 export interface ApiBackendDeps {
   store: Store;
   catalogue: Catalogue;
-  codecs: CodecRegistry;
+  codecs: MediaTypeRegistry;
   /** What the resource handler reads (the body limit); narrows as it does. */
   options: ResourceDeps['options'];
   log: (msg: string) => void;

@@ -27,7 +27,7 @@ export interface ResourceDeps {
 function decodeRequestBody(contentType: string, raw: Buffer, bodies: MediaTypeSet<EntryFor<'request'>>, method: string): unknown {
   if (method === 'PATCH') return raw; // the patch handler reads its own media types
   const media = contentType ? bodies.lookup(contentType) : bodies.preferred;
-  if (!media) throw errors.unsupportedMediaType(contentType, [...bodies.offers]);
+  if (!media) throw errors.unsupportedMediaType(contentType, bodies.offers);
   try {
     return media.codec.decode(raw);
   } catch (e) {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Koa from 'koa';
 import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
 import { resources } from '../kinds/catalogue.ts';
-import { defaultCodecs } from '../codec/codecs.ts';
+import { mediaTypes } from '../codec/media-types.ts';
 import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import type { ServiceAccountLookup } from '../authn/service-account.ts';
@@ -89,7 +89,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const options: ServerOptions = { ...defaultServerOptions(), ...partial };
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const catalogue = servedCatalogue(options);
-  const codecs = defaultCodecs();
+  const codecs = mediaTypes;
   const store = await Store.open(deps.backend ?? backendFromOptions(options, log), { historySize: options.watchCacheSize });
   let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;

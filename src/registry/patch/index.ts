@@ -6,7 +6,7 @@ import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object
 import { NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
 import { mediaTypes, type PatchType } from '../../codec/media-types.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
-import { errors, StatusError } from '../../request/errors.ts';
+import { errors } from '../../request/errors.ts';
 import { applyJsonPatch, parseJsonPatch } from './json-patch.ts';
 import { applyMergePatch } from './merge.ts';
 import { applyStrategicMergePatch } from './strategic.ts';
@@ -26,11 +26,7 @@ export const PATCH_MEDIA_TYPES: readonly string[] = patchMedia.offers;
 export function patchTypeOf(contentType: string | undefined): PatchType {
   const media = patchMedia.lookup(contentType ?? '');
   if (!media) {
-    throw new StatusError(
-      415,
-      'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: ${PATCH_MEDIA_TYPES.join(', ')}`,
-    );
+    throw errors.unsupportedPatchType(PATCH_MEDIA_TYPES);
   }
   return media.patch.type;
 }

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { CodecRegistry } from '../../codec/codecs.ts';
+import type { MediaTypeRegistry } from '../../codec/media-types.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import { storageErrorStatus } from '../../registry/storage-errors.ts';
 import { respondError } from '../respond.ts';
@@ -31,7 +31,7 @@ function detailText(detail: unknown): string {
  * outages are 503s (504s when a write may have been applied) in our own words, their cause logged
  * the same way.
  */
-export function errorMiddleware(codecs: CodecRegistry, log: (msg: string) => void): Koa.Middleware {
+export function errorMiddleware(codecs: MediaTypeRegistry, log: (msg: string) => void): Koa.Middleware {
   return async (ctx, next) => {
     // read now: authentication removes the header once it has used it
     const authorization = ctx.req.headers.authorization;

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import type { CodecRegistry } from '../../codec/codecs.ts';
+import type { MediaTypeRegistry } from '../../codec/media-types.ts';
 import { errors } from '../../request/errors.ts';
 import { respondError } from '../respond.ts';
 import type { RequestState } from '../state.ts';
@@ -10,7 +10,7 @@ import type { RequestState } from '../state.ts';
  * request costs a map entry rather than a timer and a promise race; the abandoned handler may still
  * finish, and its late response is dropped (see respond()).
  */
-export function timeoutMiddleware(seconds: number, codecs: CodecRegistry): Koa.Middleware<RequestState> {
+export function timeoutMiddleware(seconds: number, codecs: MediaTypeRegistry): Koa.Middleware<RequestState> {
   const deadlines = new Map<Koa.ParameterizedContext<RequestState>, number>();
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () => {

@@ -29,7 +29,7 @@ export async function serveWatch(
   const timeoutMs = watchTimeoutMs(query, deps.minRequestTimeoutSeconds);
   const framings = deps.media.role('watch');
   const chosen = framings.negotiate(ctx.get('Accept'));
-  if (!chosen) throw errors.notAcceptable([...framings.offers]);
+  if (!chosen) throw errors.notAcceptable(framings.offers);
   const format = watchFormat(chosen.entry, prepared);
   const contentType = chosen.params.stream === 'watch' ? `${chosen.mediaType};stream=watch` : chosen.mediaType;
 
