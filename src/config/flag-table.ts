@@ -28,7 +28,11 @@ export interface FlagDef<K extends string = string> {
   readonly max?: number;
 }
 
-type ValueOf<D> = D extends { type: 'int' } ? number : D extends { type: 'bool' } ? boolean : D extends { type: 'list' | 'repeated' } ? string[] : string;
+type ValueOf<D> = D extends { type: 'int' } ? number
+  : D extends { type: 'bool' } ? boolean
+  : D extends { type: 'list' | 'repeated' } ? string[]
+  : D extends { choices: readonly (infer C)[] } ? C
+  : string;
 
 /** The parsed values of a table declared `as const`: a key is present only when its flag was given. */
 export type FlagValues<T extends readonly FlagDef[]> = { [D in T[number] as D['key']]?: ValueOf<D> };
