@@ -10,7 +10,7 @@ import { apiGroupFlag, entrypointFlag, helpFlag, namespaceFlag, policySourceFlag
 const spec = {
   usage: [
     'portcullis can-i VERB RESOURCE[/SUBRESOURCE] [NAME] [-n NS] [--api-group G] --as USER [--as-group G]...',
-    '                 (--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]',
+    '               (--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]) [--explain] [--exact-groups]',
     'portcullis can-i VERB /non/resource/path --as USER ...',
   ],
   about: 'Prints yes or no, evaluating the request offline with the same authorizers as the server. Exit 0 yes, 1 no, 2 error.',
