@@ -1,6 +1,5 @@
 // `portcullis certs init [--dir certs] [--hosts a,b] [--port 6443 | --server URL] [--embed paths|data]`
 import { relative } from 'node:path';
-import { initDevPki } from '../certs/pki.ts';
 import { parseCommand } from './command.ts';
 import { helpFlag } from './common-flags.ts';
 
@@ -36,6 +35,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   const hosts = values.hosts ?? [];
   try {
+    // loaded after parsing: --help and usage errors do not pay for the PKI code
+    const { initDevPki } = await import('../certs/pki.ts');
     const files = initDevPki(values.dir, { hosts, port, server: values.server, embed });
     // Paths under the working directory are shown relative to it, others in full.
     const shown = (p: string): string => {
