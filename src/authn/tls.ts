@@ -2,8 +2,9 @@
 // are requested but not enforced by TLS: the x509 and proxy authenticators decide (and answer 401),
 // and clients without a certificate still connect (tokens, basic auth, anonymous).
 import { readFileSync } from 'node:fs';
-import type { ServerOptions } from 'node:https';
+import type { ServerOptions as HttpsServerOptions } from 'node:https';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { AuthenticationOptions } from '../config/authentication.ts';
 
 export interface TlsFiles {
   /** --tls-cert-file (may hold the chain after the leaf). */
@@ -14,9 +15,17 @@ export interface TlsFiles {
   clientCaFiles?: string[];
 }
 
-export function buildTlsServerOptions(files: TlsFiles): ServerOptions {
+/** The authentication options that decide which client certificates the secure port asks for. */
+export type ClientCaOptions = Pick<AuthenticationOptions, 'clientCaFile' | 'requestheaderClientCaFile'>;
+
+/** Both client CAs are offered: Go clients only present a certificate whose issuer the server names. */
+export function offeredClientCaFiles(options: ClientCaOptions): string[] {
+  return [options.clientCaFile, options.requestheaderClientCaFile].filter((f): f is string => !!f);
+}
+
+export function buildTlsServerOptions(files: TlsFiles): HttpsServerOptions {
   const cas = (files.clientCaFiles ?? []).filter((f) => f !== '').map((f) => readFileSync(f, 'utf8'));
-  const opts: ServerOptions = {
+  const opts: HttpsServerOptions = {
     cert: readFileSync(files.certFile),
     key: readFileSync(files.keyFile),
     minVersion: 'TLSv1.2',

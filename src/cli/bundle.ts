@@ -3,46 +3,74 @@
 // build compiles policy files into data.json next to the engine (policy.wasm); eval evaluates a
 // SubjectAccessReview with the same evaluator the server uses and prints {"allowed","reason"}.
 // Exit: build 0/2; eval 0 allowed, 1 denied, 2 error.
-import { parseArgs } from 'node:util';
 import { readFile, writeFile } from 'node:fs/promises';
-import { compileAbacFiles } from '../authz/abac.ts';
-import { mergePolicies, toData, type CompiledPolicy } from '../policy/format.ts';
-import { readEngine } from '../policy/evaluator.ts';
-import { writeBundle } from '../policy/bundle.ts';
-import { loadBundleEvaluator } from '../authz/opa.ts';
+import type { CompiledPolicy } from '../policy/format.ts';
+import { parseCommand, runSubcommand } from './command.ts';
+import { entrypointFlag, helpFlag, policyFileFlag, rbacFlag } from './common-flags.ts';
 
-const USAGE = `usage: portcullis bundle build [--policy-file F...] [--rbac FILE|DIR...] -o bundle.tar.gz
-       portcullis bundle eval bundle.tar.gz --input sar.json [--entrypoint E]`;
-
-/** Compilers for `bundle build`, keyed by flag; RBAC adds `rbac` here. */
+/** Compilers for `bundle build`, keyed by flag; each is loaded only when its flag is given. */
 export const bundleCompilers: Record<string, (values: string[]) => Promise<CompiledPolicy>> = {
-  'policy-file': (v) => compileAbacFiles(v),
+  'policy-file': async (v) => (await import('../authz/abac.ts')).compileAbacFiles(v),
   rbac: async (v) => (await import('../authz/rbac/offline.ts')).compileRbacFiles(v),
 };
 
+const buildSpec = {
+  usage: ['portcullis bundle build [--policy-file F...] [--rbac FILE|DIR...] -o bundle.tar.gz'],
+  about: 'Compiles the policy into data.json next to the engine (policy.wasm), as an OPA bundle.',
+  flags: [
+    policyFileFlag,
+    rbacFlag,
+    { name: 'output', key: 'output', type: 'string', short: 'o', value: 'FILE', help: 'Where to write the bundle.' },
+    { name: 'revision', key: 'revision', type: 'string', help: 'Revision written into the manifest.' },
+    helpFlag,
+  ],
+  required: ['output'],
+} as const;
+
+const evalSpec = {
+  usage: ['portcullis bundle eval bundle.tar.gz --input sar.json [--entrypoint E]'],
+  about: 'Evaluates a SubjectAccessReview with the evaluator the server uses and prints {"allowed","reason"}. Exit 0 allowed, 1 denied, 2 error.',
+  flags: [
+    { name: 'input', key: 'input', type: 'string', short: 'i', value: 'FILE', help: 'The SubjectAccessReview (JSON); - reads stdin.' },
+    { ...entrypointFlag, short: 'e' },
+    helpFlag,
+  ],
+  required: ['input'],
+  positionals: [1, 1],
+} as const;
+
 async function build(argv: string[]): Promise<number> {
-  const options: Record<string, { type: 'string'; multiple?: boolean; short?: string }> = { output: { type: 'string', short: 'o' }, revision: { type: 'string' } };
-  for (const flag of Object.keys(bundleCompilers)) options[flag] = { type: 'string', multiple: true };
-  const { values } = parseArgs({ args: argv, options, strict: true });
-  const v = values as Record<string, string | string[] | undefined>;
-  if (typeof v.output !== 'string') throw new UsageError('-o is required');
+  const line = parseCommand(buildSpec, argv);
+  if (typeof line === 'number') return line;
+  const v = line.values;
+  const given: Record<string, string[] | undefined> = { 'policy-file': v['policy-file'], rbac: v.rbac };
   const parts: CompiledPolicy[] = [];
   for (const [flag, compile] of Object.entries(bundleCompilers)) {
-    const vals = v[flag] as string[] | undefined;
+    const vals = given[flag];
     if (vals?.length) parts.push(await compile(vals));
   }
-  if (!parts.length) throw new UsageError('no policy given');
+  if (!parts.length) {
+    process.stderr.write(`error: no policy given\nusage: ${buildSpec.usage[0]}\n`);
+    return 2;
+  }
+  const [{ mergePolicies, toData }, { readEngine }, { writeBundle }] = await Promise.all([
+    import('../policy/format.ts'),
+    import('../policy/evaluator.ts'),
+    import('../policy/bundle.ts'),
+  ]);
   const data = toData(parts.length === 1 ? parts[0] : mergePolicies(...parts));
-  await writeFile(v.output, await writeBundle(await readEngine(), data, { revision: v.revision as string | undefined }));
+  await writeFile(v.output!, await writeBundle(await readEngine(), data, { revision: v.revision }));
   process.stdout.write(`wrote ${v.output}\n`);
   return 0;
 }
 
 async function evaluate(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { input: { type: 'string', short: 'i' }, entrypoint: { type: 'string', short: 'e' } }, allowPositionals: true, strict: true });
-  if (positionals.length !== 1 || !values.input) throw new UsageError('a bundle and --input are required');
-  const ev = await loadBundleEvaluator(positionals[0], values.entrypoint);
-  const input = values.input === '-' ? await readStdin() : await readFile(values.input, 'utf8');
+  const line = parseCommand(evalSpec, argv);
+  if (typeof line === 'number') return line;
+  const { values: v, positionals: [bundle] } = line;
+  const { loadBundleEvaluator } = await import('../authz/opa.ts');
+  const ev = await loadBundleEvaluator(bundle, v.entrypoint);
+  const input = v.input === '-' ? await readStdin() : await readFile(v.input!, 'utf8');
   const d = ev.decideJson(JSON.stringify(JSON.parse(input)));
   process.stdout.write(`${JSON.stringify(d)}\n`);
   return d.allowed ? 0 : 1;
@@ -54,18 +82,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-class UsageError extends Error {}
-
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  try {
-    if (sub === 'build') return await build(rest);
-    if (sub === 'eval') return await evaluate(rest);
-    throw new UsageError(sub ? `unknown subcommand ${sub}` : 'a subcommand is required');
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    } else process.stderr.write(`error: ${(e as Error).message}\n`);
-    return 2;
-  }
+export function run(argv: string[]): Promise<number> {
+  return runSubcommand(argv, { build: { spec: buildSpec, run: build }, eval: { spec: evalSpec, run: evaluate } });
 }

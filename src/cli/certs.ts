@@ -1,55 +1,43 @@
 // `portcullis certs init [--dir certs] [--hosts a,b] [--port 6443 | --server URL] [--embed paths|data]`
-import { parseArgs } from 'node:util';
 import { relative } from 'node:path';
-import { initDevPki } from '../certs/pki.ts';
+import { parseCommand } from './command.ts';
+import { helpFlag } from './common-flags.ts';
 
-const USAGE = `usage: portcullis certs init [--dir certs] [--hosts name,ip,...] [--port 6443] [--server https://host:port] [--embed paths|data]
-
-Creates a development PKI: a CA, a serving certificate, an admin client certificate (CN admin,
+const spec = {
+  usage: ['portcullis certs init [--dir certs] [--hosts name,ip,...] [--port 6443] [--server https://host:port] [--embed paths|data]'],
+  about: `Creates a development PKI: a CA, a serving certificate, an admin client certificate (CN admin,
 O system:masters), a front-proxy CA and client certificate, a service-account key pair and
-admin.kubeconfig. Existing files are kept.`;
+admin.kubeconfig. Existing files are kept.`,
+  flags: [
+    { name: 'dir', key: 'dir', type: 'string', value: 'DIR', help: 'Where the files are written.' },
+    { name: 'hosts', key: 'hosts', type: 'list', value: 'NAME|IP', help: 'Extra names of the serving certificate.' },
+    { name: 'port', key: 'port', type: 'int', max: 65_535, help: 'Port of the server in admin.kubeconfig.' },
+    { name: 'server', key: 'server', type: 'string', value: 'URL', help: 'Server URL in admin.kubeconfig (instead of --port).' },
+    { name: 'embed', key: 'embed', type: 'string', choices: ['paths', 'data'], help: 'admin.kubeconfig names the files, or embeds their data.' },
+    helpFlag,
+  ],
+  defaults: { dir: 'certs', embed: 'paths' },
+  positionals: [1, 1],
+} as const;
 
 export async function run(argv: string[]): Promise<number> {
-  const args = argv[0] === 'certs' ? argv.slice(1) : argv;
-  let parsed;
+  const line = parseCommand(spec, argv[0] === 'certs' ? argv.slice(1) : argv);
+  if (typeof line === 'number') return line;
+  const { values, positionals } = line;
+  if (positionals[0] !== 'init') {
+    process.stderr.write(`unknown subcommand ${positionals[0]}\nusage: ${spec.usage[0]}\n`);
+    return 2;
+  }
+  const { port, embed } = values;
+  if (port === 0) {
+    process.stderr.write(`invalid --port 0\n`);
+    return 2;
+  }
+  const hosts = values.hosts ?? [];
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        dir: { type: 'string', default: 'certs' },
-        hosts: { type: 'string' },
-        port: { type: 'string' },
-        server: { type: 'string' },
-        embed: { type: 'string', default: 'paths' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length !== 1 || positionals[0] !== 'init') {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
-    process.stderr.write(`invalid --port ${JSON.stringify(values.port)}\n`);
-    return 2;
-  }
-  if (values.embed !== 'paths' && values.embed !== 'data') {
-    process.stderr.write(`--embed must be "paths" or "data"\n`);
-    return 2;
-  }
-  const hosts = values.hosts ? values.hosts.split(',').map((h) => h.trim()).filter(Boolean) : [];
-  try {
-    const files = initDevPki(values.dir, { hosts, port, server: values.server, embed: values.embed });
+    // loaded after parsing: --help and usage errors do not pay for the PKI code
+    const { initDevPki } = await import('../certs/pki.ts');
+    const files = initDevPki(values.dir, { hosts, port, server: values.server, embed });
     // Paths under the working directory are shown relative to it, others in full.
     const shown = (p: string): string => {
       const rel = relative(process.cwd(), p);

@@ -1,36 +1,30 @@
 // portcullis rbac list --as USER [--as-group G]... [-n NS] [--exact-groups] --rbac FILE|DIR...
 // Lists everything a subject may do: every rule it holds cluster-wide (and, with -n, in that
 // namespace), with the binding and role that grant it. Exit 0, or 2 on error.
-import { parseArgs } from 'node:util';
-import { withDefaultGroups } from '../authz/offline.ts';
+import { parseCommand, runSubcommand } from './command.ts';
+import { helpFlag, namespaceFlag, rbacFlag, subjectFlags } from './common-flags.ts';
 
-const USAGE = 'usage: portcullis rbac list --as USER [--as-group G]... [-n NS] [--exact-groups] --rbac FILE|DIR...';
+export { formatTable } from './table.ts';
+import { formatTable } from './table.ts';
 
-/** Plain left-aligned text table (kubectl style: columns separated by 3 spaces). */
-export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('   ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
-}
+const listSpec = {
+  usage: ['portcullis rbac list --as USER [--as-group G]... [-n NS] [--exact-groups] --rbac FILE|DIR...'],
+  about: 'Lists every rule the subject holds cluster-wide (and, with -n, in that namespace), with the binding and role that grant it.',
+  flags: [...subjectFlags, namespaceFlag, rbacFlag, helpFlag],
+  required: ['as', 'rbac'],
+} as const;
 
 async function list(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parseArgs({
-    args: argv,
-    options: {
-      as: { type: 'string' },
-      'as-group': { type: 'string', multiple: true },
-      namespace: { type: 'string', short: 'n' },
-      'exact-groups': { type: 'boolean' },
-      rbac: { type: 'string', multiple: true },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
-  if (positionals.length || typeof v.as !== 'string' || !v.rbac?.length) throw new UsageError('--as and --rbac are required');
-  const { compileRbacFiles, describeRule, grantedBy, rulesOf } = await import('../authz/rbac/offline.ts');
-  const policy = await compileRbacFiles(v.rbac);
+  const line = parseCommand(listSpec, argv);
+  if (typeof line === 'number') return line;
+  const v = line.values;
+  const [{ compileRbacFiles, describeRule, grantedBy, rulesOf }, { withDefaultGroups }] = await Promise.all([
+    import('../authz/rbac/offline.ts'),
+    import('../authz/offline.ts'),
+  ]);
+  const policy = await compileRbacFiles(v.rbac!);
   const groups = v['as-group'] ?? [];
-  const user = v['exact-groups'] ? { name: v.as, groups } : withDefaultGroups(v.as, groups);
+  const user = v['exact-groups'] ? { name: v.as!, groups } : withDefaultGroups(v.as!, groups);
   const resolved = rulesOf(policy, user, v.namespace ?? '');
   const rows: string[][] = [];
   for (const src of resolved.sources) {
@@ -47,17 +41,6 @@ async function list(argv: string[]): Promise<number> {
   return 0;
 }
 
-class UsageError extends Error {}
-
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  try {
-    if (sub === '--help' || sub === '-h') { process.stdout.write(`${USAGE}\n`); return 0; }
-    if (sub === 'list') return await list(rest);
-    throw new UsageError(sub ? `unknown subcommand ${sub}` : 'a subcommand is required');
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
-    else process.stderr.write(`error: ${(e as Error).message}\n`);
-    return 2;
-  }
+export function run(argv: string[]): Promise<number> {
+  return runSubcommand(argv, { list: { spec: listSpec, run: list } });
 }

@@ -12,12 +12,24 @@
 //       # non-resource: attributes: {verb: get, path: /api}
 //       expected: allow                 # allow | deny
 //       reason: line 10                 # optional: the reason must contain this text
-import { parseArgs } from 'node:util';
+// The YAML parser and the evaluators are imported after parsing: `test --help` loads none of them.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { authorizerFromSources, policySources, withDefaultGroups } from '../authz/offline.ts';
 import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
+import { parseCommand } from './command.ts';
+import { entrypointFlag, helpFlag, policySourceFlags, policySourceValues } from './common-flags.ts';
+
+const spec = {
+  usage: ['portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B [--entrypoint E]] [-v]'],
+  about: 'Runs policy test cases through the same authorizers as the server. Policy flags override the sources the file names.',
+  flags: [
+    ...policySourceFlags,
+    entrypointFlag,
+    { name: 'verbose', key: 'verbose', type: 'bool', short: 'v', help: 'Also list the cases that pass.' },
+    helpFlag,
+  ],
+  positionals: [1, 1],
+} as const;
 
 export interface PolicyCase {
   name?: string;
@@ -54,6 +66,7 @@ function validate(doc: unknown, file: string): CasesFile {
 }
 
 export async function runCases(authorizer: Authorizer, cases: PolicyCase[]): Promise<CaseResult[]> {
+  const { withDefaultGroups } = await import('../authz/offline.ts');
   const out: CaseResult[] = [];
   for (let i = 0; i < cases.length; i++) {
     const c = cases[i];
@@ -72,35 +85,21 @@ export async function runCases(authorizer: Authorizer, cases: PolicyCase[]): Pro
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let parsed;
+  const line = parseCommand(spec, argv);
+  if (typeof line === 'number') return line;
+  const { values: v, positionals: [file] } = line;
   try {
-    const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {
-      entrypoint: { type: 'string' }, verbose: { type: 'boolean', short: 'v' },
-    };
-    for (const s of policySources()) options[s.flag] = { type: 'string', multiple: true };
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    process.stderr.write(`${(e as Error).message}\nusage: portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B] [-v]\n`);
-    return 2;
-  }
-  const v = parsed.values as Record<string, string | string[] | boolean | undefined>;
-  if (parsed.positionals.length !== 1) {
-    process.stderr.write('usage: portcullis test CASES.yaml [--policy-file F... | --rbac FILE|DIR... | --bundle B] [-v]\n');
-    return 2;
-  }
-  const file = parsed.positionals[0];
-  try {
+    const [{ parse: parseYaml }, { authorizerFromSources }] = await Promise.all([import('yaml'), import('../authz/offline.ts')]);
     const doc = validate(parseYaml(await readFile(file, 'utf8')), file);
     const dir = path.dirname(file);
-    const sourceValues: Record<string, string[] | undefined> = {};
-    for (const s of policySources()) sourceValues[s.flag] = v[s.flag] as string[] | undefined;
+    const sourceValues = policySourceValues(v);
     const anyFlag = Object.values(sourceValues).some((x) => x && x.length);
     if (!anyFlag) {
       if (doc.policyFiles?.length) sourceValues['policy-file'] = doc.policyFiles.map((f) => path.resolve(dir, f));
       if (doc.rbac?.length) sourceValues.rbac = doc.rbac.map((f) => path.resolve(dir, f));
       if (doc.bundle) sourceValues.bundle = [path.resolve(dir, doc.bundle)];
     }
-    const authorizer = await authorizerFromSources(sourceValues, (v.entrypoint as string | undefined) ?? doc.entrypoint);
+    const authorizer = await authorizerFromSources(sourceValues, v.entrypoint ?? doc.entrypoint);
     const results = await runCases(authorizer, doc.cases);
     const failed = results.filter((r) => !r.pass);
     for (const r of results) {

@@ -1,73 +1,30 @@
-// Server options. Flag names follow the reference API server (--insecure-port, --secure-port,
-// --authorization-mode, --runtime-config, ...). `portcullis serve --help` prints this table.
+// The server's options: the combination of the concerns, each with its own module, flag table,
+// defaults and checks. Flag names follow the reference API server (--secure-port,
+// --authorization-mode, --runtime-config, ...). Consumers take their concern's type, not this one.
+import { api, type ApiOptions } from './api.ts';
+import { authentication, type AuthenticationOptions } from './authentication.ts';
+import { authorization, type AuthorizationOptions } from './authorization.ts';
+import { buildConcern } from './concern.ts';
+import { serving, type ServingOptions } from './serving.ts';
+import { storage, type StorageOptions } from './storage.ts';
 
-export interface ServerOptions {
-  insecurePort?: number;
-  insecureBindAddress: string;
-  securePort?: number;
-  bindAddress: string;
-  tlsCertFile?: string;
-  tlsPrivateKeyFile?: string;
-  certDir: string;
-  clientCaFile?: string;
-  tokenAuthFile?: string;
-  basicAuthFile?: string;
-  anonymousAuth: boolean;
-  requestheaderClientCaFile?: string;
-  requestheaderAllowedNames: string[];
-  requestheaderUsernameHeaders: string[];
-  requestheaderGroupHeaders: string[];
-  requestheaderExtraHeadersPrefix: string[];
-  serviceAccountKeyFile: string[];
-  serviceAccountLookup: boolean;
-  authorizationMode: string[];
-  authorizationPolicyFile?: string;
-  authorizationOpaBundle?: string;
-  authorizationOpaEntrypoint?: string;
-  authorizationRbacSuperUser?: string;
-  authorizationWebhookConfigFile?: string;
-  runtimeConfig: string[];
-  maxRequestsInflight: number;
-  maxMutatingRequestsInflight: number;
-  minRequestTimeout: number;
-  requestTimeoutSeconds: number;
-  maxRequestBodyBytes: number;
-  watchCacheSize: number;
-  storageBackend: 'memory' | 'lmdb' | 'etcd3' | 'etcd';
-  dataDir: string;
-  etcdServers: string[];
-  etcdPrefix: string;
-  etcdCafile?: string;
-  etcdCertfile?: string;
-  etcdKeyfile?: string;
-  /** Log one line per request to stderr. */
-  logRequests: boolean;
+export type { ApiOptions, AuthenticationOptions, AuthorizationOptions, ServingOptions, StorageOptions };
+
+export type ServerOptions = ServingOptions & AuthenticationOptions & AuthorizationOptions & StorageOptions & ApiOptions;
+
+/** The concerns in the order `serve --help` lists them. */
+export const serverConcerns = [serving, authentication, authorization, storage, api] as const;
+
+/** The library defaults (what `createServer` fills in): every concern's defaults together. */
+export function defaultServerOptions(): ServerOptions {
+  return { ...serving.defaults(), ...authentication.defaults(), ...authorization.defaults(), ...storage.defaults(), ...api.defaults() };
 }
 
-export function defaultServerOptions(): ServerOptions {
-  return {
-    insecureBindAddress: '127.0.0.1',
-    bindAddress: '0.0.0.0',
-    certDir: 'certs',
-    anonymousAuth: true,
-    requestheaderAllowedNames: [],
-    requestheaderUsernameHeaders: ['X-Remote-User'],
-    requestheaderGroupHeaders: ['X-Remote-Group'],
-    requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
-    serviceAccountKeyFile: [],
-    serviceAccountLookup: true,
-    authorizationMode: ['RBAC'],
-    runtimeConfig: [],
-    maxRequestsInflight: 400,
-    maxMutatingRequestsInflight: 200,
-    minRequestTimeout: 1800,
-    requestTimeoutSeconds: 60,
-    maxRequestBodyBytes: 3 * 1024 * 1024,
-    watchCacheSize: 10_000,
-    storageBackend: 'memory',
-    dataDir: 'data',
-    etcdServers: [],
-    etcdPrefix: '/registry',
-    logRequests: false,
-  };
+/** Every concern's builder over `base`: the given flags win, then each concern checks its values. */
+export function buildServerOptions(flags: Partial<ServerOptions>, base: ServerOptions = defaultServerOptions()): ServerOptions {
+  let options = buildConcern<ServingOptions, ServerOptions>(serving, flags, base);
+  options = buildConcern<AuthenticationOptions, ServerOptions>(authentication, flags, options);
+  options = buildConcern<AuthorizationOptions, ServerOptions>(authorization, flags, options);
+  options = buildConcern<StorageOptions, ServerOptions>(storage, flags, options);
+  return buildConcern<ApiOptions, ServerOptions>(api, flags, options);
 }

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { ServerOptions } from '../config/options.ts';
-import { buildTlsServerOptions } from '../authn/tls.ts';
+import { validateServing, type ServingOptions } from '../config/serving.ts';
+import { buildTlsServerOptions, offeredClientCaFiles, type ClientCaOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
 
@@ -45,7 +45,10 @@ function bracket(host: string): string {
  * The insecure (plain HTTP, --insecure-port) and secure (HTTPS, --secure-port) listeners, both serving
  * the same app: no listener skips a step of the chain. Each started listener is added to `addresses`.
  */
-export async function startListeners(callback: http.RequestListener, options: ServerOptions, addresses: ServerAddress[]): Promise<Listeners> {
+export type ListenerOptions = ServingOptions & ClientCaOptions;
+
+export async function startListeners(callback: http.RequestListener, options: ListenerOptions, addresses: ServerAddress[]): Promise<Listeners> {
+  validateServing(options);
   const servers: Array<http.Server | https.Server> = [];
   const out: Listeners = {
     async close() {
@@ -70,14 +73,12 @@ export async function startListeners(callback: http.RequestListener, options: Se
       addresses.push({ clientCIDR: '0.0.0.0/0', serverAddress: `${options.insecureBindAddress}:${port}` });
     }
     if (options.securePort !== undefined) {
-      let certFile = options.tlsCertFile;
-      let keyFile = options.tlsPrivateKeyFile;
-      if (!certFile || !keyFile) {
-        if (certFile || keyFile) throw new Error('--tls-cert-file and --tls-private-key-file go together');
-        ({ certFile, keyFile } = selfSignedServingCert(options.certDir));
-      }
-      // offer both client CAs: Go clients only present a certificate whose issuer the server names
-      const clientCaFiles = [options.clientCaFile, options.requestheaderClientCaFile].filter((f): f is string => !!f);
+      // both or neither (validateServing); neither: a self-signed certificate in --cert-dir
+      const { certFile, keyFile } =
+        options.tlsCertFile && options.tlsPrivateKeyFile
+          ? { certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile }
+          : selfSignedServingCert(options.certDir);
+      const clientCaFiles = offeredClientCaFiles(options);
       const srv = withTimeouts(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback));
       servers.push(srv);
       await listen(srv, options.securePort, options.bindAddress);
