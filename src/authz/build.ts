@@ -1,6 +1,7 @@
 // The server's authorizer from --authorization-mode and friends. RBAC and Webhook are provided by
 // other modules and passed in by name (`extra`); this factory only knows the modes it can build.
 import type { Authorizer } from './types.ts';
+import { AUTHORIZATION_MODES } from '../config/authorization.ts';
 import { alwaysAllow, alwaysDeny } from './always.ts';
 import { createAbacAuthorizer } from './abac.ts';
 import { UnionAuthorizer } from './union.ts';
@@ -17,7 +18,6 @@ export interface AuthorizerOptions {
   extra?: Record<string, Authorizer>;
 }
 
-export const KNOWN_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'OPA', 'RBAC', 'Webhook'];
 
 export interface BuiltAuthorizer extends Authorizer {
   readonly modes: string[];
@@ -52,7 +52,7 @@ export async function buildAuthorizer(options: AuthorizerOptions): Promise<Built
       case 'Webhook':
         throw new Error(`authorization mode ${mode} is not available in this build (no authorizer provided for it)`);
       default:
-        throw new Error(`unknown authorization mode ${JSON.stringify(mode)} (known: ${KNOWN_MODES.join(', ')})`);
+        throw new Error(`unknown authorization mode ${JSON.stringify(mode)} (known: ${AUTHORIZATION_MODES.join(', ')})`);
     }
   }
   const union = new UnionAuthorizer(list);

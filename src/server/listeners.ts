@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { validateServing, type ServingOptions } from '../config/serving.ts';
 import { buildTlsServerOptions, offeredClientCaFiles, type ClientCaOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
@@ -37,6 +38,12 @@ function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
   return srv;
 }
 
+/** Every listener serves the same app and the same upgrade entry: none skips a step of the chain. */
+function serving<T extends http.Server | https.Server>(srv: T, onUpgrade: ((req: http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined): T {
+  if (onUpgrade) srv.on('upgrade', onUpgrade);
+  return withTimeouts(srv);
+}
+
 function bracket(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -47,7 +54,13 @@ function bracket(host: string): string {
  */
 export type ListenerOptions = ServingOptions & ClientCaOptions;
 
-export async function startListeners(callback: http.RequestListener, options: ListenerOptions, addresses: ServerAddress[]): Promise<Listeners> {
+/** `onUpgrade`: connection upgrades (exec, attach, port-forward); they pass the same front door. */
+export async function startListeners(
+  callback: http.RequestListener,
+  options: ListenerOptions,
+  addresses: ServerAddress[],
+  onUpgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void,
+): Promise<Listeners> {
   validateServing(options);
   const servers: Array<http.Server | https.Server> = [];
   const out: Listeners = {
@@ -65,7 +78,7 @@ export async function startListeners(callback: http.RequestListener, options: Li
   };
   try {
     if (options.insecurePort !== undefined) {
-      const srv = withTimeouts(http.createServer(callback));
+      const srv = serving(http.createServer(callback), onUpgrade);
       servers.push(srv);
       await listen(srv, options.insecurePort, options.insecureBindAddress);
       const port = (srv.address() as AddressInfo).port;
@@ -79,7 +92,7 @@ export async function startListeners(callback: http.RequestListener, options: Li
           ? { certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile }
           : selfSignedServingCert(options.certDir);
       const clientCaFiles = offeredClientCaFiles(options);
-      const srv = withTimeouts(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback));
+      const srv = serving(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback), onUpgrade);
       servers.push(srv);
       await listen(srv, options.securePort, options.bindAddress);
       const port = (srv.address() as AddressInfo).port;

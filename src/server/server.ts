@@ -3,7 +3,8 @@ import Koa from 'koa';
 import { Catalogue, runtimeConfigPredicate } from '../api/catalogue.ts';
 import { resources } from '../kinds/catalogue.ts';
 import { mediaTypes } from '../codec/media-types.ts';
-import { defaultServerOptions, type ServerOptions } from '../config/options.ts';
+import type { ServerOptions } from '../config/options.ts';
+import { libraryProfile } from '../config/profiles.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import type { ServiceAccountLookup } from '../authn/service-account.ts';
 import { serviceAccountKeyMaterial, tokenIssuer } from '../authn/service-account-keys.ts';
@@ -86,11 +87,11 @@ function requestLog(log: (msg: string) => void): Koa.Middleware<RequestState> {
  * unions → API backend (its admission chain asks the finished union) → front door → filter chain.
  */
 export async function createServer(partial: Partial<ServerOptions> = {}, deps: ServerDeps = {}): Promise<PortcullisServer> {
-  const options: ServerOptions = { ...defaultServerOptions(), ...partial };
+  const options: ServerOptions = { ...libraryProfile(), ...partial };
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const catalogue = servedCatalogue(options);
   const codecs = mediaTypes;
-  const store = await Store.open(deps.backend ?? backendFromOptions(options, log), { historySize: options.watchCacheSize });
+  const store = await Store.open(deps.backend ?? (await backendFromOptions(options, log)), { historySize: options.watchCacheSize });
   let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;
   const close = async () => {
@@ -155,7 +156,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       log,
     });
 
-    listeners = await startListeners(app.callback(), options, addresses);
+    listeners = await startListeners(app.callback(), options, addresses, upgrade);
     const names = [...authenticator.names, options.anonymousAuth ? 'anonymous' : ''].filter(Boolean);
     log(`portcullis: authorization modes ${authorizer.modes.join(',')}; authenticators ${names.join(',') || 'none'}`);
     return {

@@ -4,6 +4,7 @@
 // and `who-can`. The live server keeps a JS mirror of the engine's data, patched alongside it.
 import { CLUSTER_SCOPE, emptyScope, own, type CompiledPolicy, type DataPatch, type Grant, type Rule } from '../../policy/format.ts';
 import type { UserInfo } from '../../authn/types.ts';
+import { grantRules } from '../../policy/match.ts';
 
 export interface GrantedRules {
   grant: Grant;
@@ -27,10 +28,8 @@ export function describeRoleKey(key: string): string {
 }
 
 /** The rules of one grant (inline or through its role), or undefined when the role is missing. */
-export function grantRules(p: CompiledPolicy, g: Grant): Rule[] | undefined {
-  if (Array.isArray(g.rules)) return g.rules;
-  return typeof g.role === 'string' ? own(p.roles, g.role) : undefined;
-}
+
+export { grantRules };
 
 export function rulesFor(p: CompiledPolicy, user: Pick<UserInfo, 'name' | 'groups'>, namespace: string): ResolvedRules {
   const out: ResolvedRules = { rules: [], sources: [], errors: [] };
