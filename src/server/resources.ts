@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type { EntryFor, MediaTypeRegistry, MediaTypeSet } from '../codec/media-types.ts';
-import type { ServerOptions } from '../config/options.ts';
+import type { ServingOptions } from '../config/serving.ts';
 import { errors } from '../request/errors.ts';
 import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
@@ -15,7 +15,8 @@ import { WatchStreams } from './watch/streams.ts';
 export interface ResourceDeps {
   /** The media-type registry (responses, request bodies, watch framing). */
   codecs: MediaTypeRegistry;
-  options: ServerOptions;
+  /** The body limit and the base of the watch timeout. */
+  options: Pick<ServingOptions, 'maxRequestBodyBytes' | 'minRequestTimeout'>;
   registry: GenericRegistry;
   special: Map<string, SpecialHandler>;
   watchHub: WatchHub;

@@ -1,7 +1,8 @@
 // The authenticator union and the authorizer union the options ask for, built in dependency order
 // with nothing deferred: RBAC's live data first (from an injected event source), then the union. The
 // admission chain that needs the union (RBAC's `bind` check) is built after it, by the API backend.
-import type { ServerOptions } from '../config/options.ts';
+import type { AuthenticationOptions } from '../config/authentication.ts';
+import type { AuthorizationOptions } from '../config/authorization.ts';
 import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
 import { reviewToken } from '../authn/token-review.ts';
 import { serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
@@ -12,11 +13,6 @@ import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { ReviewDecider, TokenReviewer } from '../registry/reviews.ts';
 
-export type AuthenticationOptions = Pick<
-  ServerOptions,
-  | 'clientCaFile' | 'tokenAuthFile' | 'basicAuthFile' | 'anonymousAuth' | 'requestheaderClientCaFile' | 'requestheaderAllowedNames'
-  | 'requestheaderUsernameHeaders' | 'requestheaderGroupHeaders' | 'requestheaderExtraHeadersPrefix'
->;
 
 export interface AuthenticationDeps {
   options: AuthenticationOptions;
@@ -47,10 +43,6 @@ export function buildServerAuthenticator(d: AuthenticationDeps): Promise<BuiltAu
   });
 }
 
-export type AuthorizationOptions = Pick<
-  ServerOptions,
-  'authorizationMode' | 'authorizationPolicyFile' | 'authorizationOpaBundle' | 'authorizationOpaEntrypoint' | 'authorizationWebhookConfigFile' | 'authorizationRbacSuperUser'
->;
 
 export interface AuthorizationDeps {
   options: AuthorizationOptions;
