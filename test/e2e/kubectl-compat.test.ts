@@ -75,3 +75,14 @@ test('auth whoami: the caller, and the impersonated user', async (t) => {
   t.is(review.kind, 'SelfSubjectReview');
   t.is(review.status.userInfo.username, 'carol');
 });
+
+test('get --chunk-size=2 pages through the list with continue tokens', async (t) => {
+  await s.ensureNamespace('paged');
+  for (let i = 0; i < 5; i++) t.is((await s.req(MASTER, 'POST', '/api/v1/namespaces/paged/configmaps', { metadata: { name: `cm-${i}` } })).status, 201);
+  const r = await k.run([`--token=${MASTER}`, 'get', 'configmaps', '-n', 'paged', '--chunk-size=2', '-o', 'name', '-v=6']);
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, [0, 1, 2, 3, 4].map((i) => `configmap/cm-${i}\n`).join(''));
+  // three requests: limit=2, then two with a continue token
+  t.is((r.stderr.match(/configmaps\?[^ ]*limit=2/g) ?? []).length, 3, r.stderr);
+  t.is((r.stderr.match(/configmaps\?[^ ]*continue=/g) ?? []).length, 2, r.stderr);
+});
