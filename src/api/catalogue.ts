@@ -48,6 +48,10 @@ export interface ResourceDef {
 
 export const groupVersions: GroupVersion[] = [
   { group: '', version: 'v1', enabledByDefault: true },
+  // the review groups under the ecosystem's names, where the reference lists them: how today's
+  // clients ask "may I?" and "who am I?"
+  { group: 'authentication.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'authorization.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },

@@ -5,6 +5,7 @@ import type { SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { Store } from '../store/store.ts';
 import type { Catalogue } from '../api/catalogue.ts';
+import type { RulesResolver } from '../registry/reviews.ts';
 
 export interface HandlerDeps {
   /** Reads and writes go through the generic registry, so validation, admission and concurrency stay there. */
@@ -12,6 +13,8 @@ export interface HandlerDeps {
   store: Store;
   /** What this server serves (a pod's binding finds the pods resource in it). */
   catalogue: Catalogue;
+  /** Lists the rules the server's authorizers grant (SelfSubjectRulesReview); absent, the answer is incomplete. */
+  rules?: RulesResolver;
 }
 
 export type HandlerFactory = (deps: HandlerDeps) => SpecialHandler;

@@ -31,9 +31,11 @@ import { networkPolicyKind } from './extensions/network-policy.ts';
 import { replicaSetKind } from './extensions/replica-set.ts';
 import { thirdPartyResourceKind } from './extensions/third-party-resource.ts';
 import { tokenReviewKind } from './authentication/token-review.ts';
+import { selfSubjectReviewKind } from './authentication/self-subject-review.ts';
 import { subjectAccessReviewKind } from './authorization/subject-access-review.ts';
 import { selfSubjectAccessReviewKind } from './authorization/self-subject-access-review.ts';
 import { localSubjectAccessReviewKind } from './authorization/local-subject-access-review.ts';
+import { selfSubjectRulesReviewKind } from './authorization/self-subject-rules-review.ts';
 import { clusterRoleBindingKind } from './rbac/cluster-role-binding.ts';
 import { clusterRoleKind } from './rbac/cluster-role.ts';
 import { roleBindingKind } from './rbac/role-binding.ts';
@@ -70,11 +72,13 @@ export const kinds: readonly KindModule[] = [
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,
-  // reviews
+  // reviews, in the reference's discovery order (authentication.k8s.io/v1, authorization.k8s.io/v1)
+  selfSubjectReviewKind,
   tokenReviewKind,
-  subjectAccessReviewKind,
-  selfSubjectAccessReviewKind,
   localSubjectAccessReviewKind,
+  selfSubjectAccessReviewKind,
+  selfSubjectRulesReviewKind,
+  subjectAccessReviewKind,
   // rbac.authorization.platform.io/v1alpha1
   clusterRoleBindingKind,
   clusterRoleKind,

@@ -16,6 +16,7 @@ import { conflictStatus } from './storage-errors.ts';
 import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
 import { decode } from '../api/scheme.ts';
+import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
 import { applyPatch, patchTypeOf } from './patch/index.ts';
@@ -108,10 +109,12 @@ export class GenericRegistry {
   list(req: RestRequest): RestResponse {
     const strategy = req.def.strategy;
     const matches = listFilter(req.def, strategy, req.query);
-    const { revision, items } = this.store.list(req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined);
-    const selected = items.filter(matches);
-    const head = { kind: req.def.listKind, apiVersion: apiVersionOf(req.def), metadata: { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(revision) } };
-    return { status: 200, body: new ListBody(req.def, head, selected) };
+    // a page (limit, continue) of the collection at one revision; without them, all of it now
+    const page = listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query);
+    const metadata: Record<string, string> = { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(page.revision) };
+    if (page.continue) metadata.continue = page.continue;
+    const head = { kind: req.def.listKind, apiVersion: apiVersionOf(req.def), metadata };
+    return { status: 200, body: new ListBody(req.def, head, page.items) };
   }
 
   // ---------- create ----------

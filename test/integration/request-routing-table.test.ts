@@ -264,6 +264,8 @@ function virtualCreateBody(def: ResourceDef, ns: string): { body: unknown; revie
     case 'SubjectAccessReview': return { body: { spec: { user: 'u', resourceAttributes: ra } }, reviewNamespace: A };
     case 'SelfSubjectAccessReview': return { body: { spec: { resourceAttributes: ra } }, reviewNamespace: A };
     case 'LocalSubjectAccessReview': return { body: { spec: { user: 'u', resourceAttributes: ra } }, reviewNamespace: ns };
+    case 'SelfSubjectRulesReview': return { body: { spec: { namespace: A } } };
+    case 'SelfSubjectReview': return { body: {} };
     default: return undefined;
   }
 }

@@ -3,5 +3,8 @@ import { defineKind } from '../kind.ts';
 /** Answered at once by the authenticator (registry/reviews.ts); not stored. */
 export const tokenReviewKind = defineKind({
   kind: 'TokenReview',
-  served: [{ groupVersion: 'authentication.platform.io/v1beta1', scope: 'cluster', verbs: ['create'], virtual: true }],
+  served: [
+    { groupVersion: 'authentication.platform.io/v1beta1', scope: 'cluster', verbs: ['create'], virtual: true },
+    { groupVersion: 'authentication.k8s.io/v1', scope: 'cluster', verbs: ['create'], virtual: true },
+  ],
 });

@@ -1,0 +1,117 @@
+// `limit` and `continue` on list: a page of the collection as it was at one revision. The continue
+// token is opaque to clients (base64 of the revision and the key to start at); a later page is the
+// collection at the token's revision, rebuilt from the current state by undoing the retained events
+// since then, so every page of one list is one consistent snapshot. When those events are no longer
+// retained the token has expired: 410 with the reference's message.
+import type { ApiObject } from '../api/object.ts';
+import type { Store } from '../store/store.ts';
+import { errors } from '../request/errors.ts';
+
+const EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
+  'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
+  'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+/** Longer tokens are refused before decoding (a key is a namespace and a name). */
+const MAX_TOKEN = 1024;
+
+interface Token {
+  rv: number;
+  /** The `namespace/name` key of the first item of the next page. */
+  start: string;
+}
+
+const keyOf = (o: ApiObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+export function encodeContinue(t: Token): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: t.rv, start: t.start })).toString('base64url');
+}
+
+function decodeContinue(raw: string): Token {
+  const bad = (why: string) => errors.badRequest(`continue key is not valid: ${why}`);
+  if (raw.length > MAX_TOKEN) throw bad('too long');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw bad('not a continue token');
+  }
+  if (typeof parsed !== 'object' || parsed === null) throw bad('not a continue token');
+  const { v, rv, start } = parsed as Record<string, unknown>;
+  if (v !== 'meta.k8s.io/v1') throw bad('incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv <= 0) throw bad('incorrect encoded start resourceVersion');
+  if (typeof start !== 'string' || start === '') throw bad('incorrect encoded start key');
+  return { rv, start };
+}
+
+/** `limit`: a positive integer pages; absent, zero or negative lists everything (as the reference). */
+export function parseLimit(query: URLSearchParams): number {
+  const raw = query.get('limit');
+  if (raw === null || raw === '') return 0;
+  if (!/^-?\d+$/.test(raw)) throw errors.badRequest(`invalid limit ${JSON.stringify(raw.slice(0, 40))}: must be an integer`);
+  const n = Number(raw);
+  return n > 0 ? Math.min(n, Number.MAX_SAFE_INTEGER) : 0;
+}
+
+export interface Page {
+  revision: number;
+  items: ApiObject[];
+  /** Set when more items follow. */
+  continue?: string;
+}
+
+/**
+ * One page of a collection (`namespace` undefined: every namespace), filtered by `matches`: the first
+ * `limit` matching items from the token's start key, at the token's revision (now, for a first page).
+ */
+export function listPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, query: URLSearchParams): Page {
+  const limit = parseLimit(query);
+  const cont = query.get('continue');
+  const token = cont ? decodeContinue(cont) : undefined;
+  const now = store.list(group, resource, namespace);
+  let items = now.items;
+  let revision = now.revision;
+  if (token && token.rv !== now.revision) {
+    if (token.rv > now.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
+    items = atRevision(store, group, resource, namespace, items, token.rv);
+    revision = token.rv;
+  }
+  const from = token ? lowerBound(items, token.start) : 0;
+  const out: ApiObject[] = [];
+  let i = from;
+  for (; i < items.length; i++) {
+    if (!matches(items[i])) continue;
+    if (limit && out.length === limit) break;
+    out.push(items[i]);
+  }
+  // the next page starts at the next matching item; none left, no token
+  while (i < items.length && !matches(items[i])) i++;
+  return { revision, items: out, continue: i < items.length ? encodeContinue({ rv: revision, start: keyOf(items[i]) }) : undefined };
+}
+
+/** First index whose key is ≥ `key` (items are sorted by key, as the store keeps them). */
+function lowerBound(items: readonly ApiObject[], key: string): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (keyOf(items[mid]) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The collection as it was at `rv`: the current items with the retained events since then undone. */
+function atRevision(store: Store, group: string, resource: string, namespace: string | undefined, current: readonly ApiObject[], rv: number): ApiObject[] {
+  const events = store.log.since(rv);
+  if (!events) throw errors.expired(EXPIRED);
+  const byKey = new Map(current.map((o) => [keyOf(o), o] as const));
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i];
+    if (e.key.group !== group || e.key.resource !== resource) continue;
+    if (namespace !== undefined && e.key.namespace !== namespace) continue;
+    const k = `${e.key.namespace}/${e.key.name}`;
+    if (e.type === 'ADDED') byKey.delete(k);
+    else if (e.prev) byKey.set(k, e.prev);
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
+}
