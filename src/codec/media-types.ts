@@ -11,7 +11,7 @@ import type { Codec, WatchFraming } from './codec.ts';
 import { jsonCodec, jsonWatchFraming } from './json.ts';
 import { negotiate, parseMediaType } from './media.ts';
 import { yamlCodec } from './yaml.ts';
-import { PROTOBUF_MEDIA_TYPE, protobufRequestCodec } from './protobuf.ts';
+import { PROTOBUF_ALIAS, PROTOBUF_MEDIA_TYPE, protobufRequestCodec } from './protobuf.ts';
 
 export type MediaRole = 'response' | 'request' | 'watch' | 'patch' | 'openapi';
 
@@ -178,7 +178,7 @@ export const mediaTypes = new MediaTypeRegistry([
     codec: yamlCodec,
   },
   // request bodies of the review kinds only (kubectl's typed clients send them): never offered in answers
-  { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [], roles: ['request'], charset: false, codec: protobufRequestCodec },
+  { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [{ mediaType: PROTOBUF_ALIAS, acceptable: false }], roles: ['request'], charset: false, codec: protobufRequestCodec },
   patchMedia(JSON_PATCH, { type: 'json', documented: true }),
   patchMedia(MERGE_PATCH, { type: 'merge', documented: true }),
   // accepted, but the published OpenAPI documents have never listed it

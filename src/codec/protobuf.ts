@@ -4,8 +4,12 @@
 // field number into the JSON form the handlers take. Other kinds are refused (send JSON or YAML).
 // Unknown fields are skipped, as protobuf readers do; responses stay JSON (clients accept it).
 import type { Codec } from './codec.ts';
+import { errors } from '../request/errors.ts';
+import { wireText } from '../api/safe-json.ts';
 
-export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.platform.protobuf';
+/** The same bytes under the name the ecosystem's clients send. */
+export const PROTOBUF_ALIAS = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 type Field =
@@ -132,7 +136,8 @@ function decode(body: Buffer): unknown {
   const apiVersion = tm.get(1)?.map(text).pop() ?? '';
   const kind = tm.get(2)?.map(text).pop() ?? '';
   const message = messageFor(apiVersion, kind);
-  if (!message) throw new Error(`protobuf bodies are read for the review kinds only, not ${JSON.stringify(kind)}: send application/json or application/yaml`);
+  // a well-formed body of a kind this reader has no message for is a media type we do not read for it: 415
+  if (!message) throw errors.unsupportedMediaType(`${PROTOBUF_MEDIA_TYPE} (${wireText(kind)})`, ['application/json', 'application/yaml']);
   const obj = readMessage(raw === undefined ? Buffer.alloc(0) : bytes(raw), message);
   return { ...obj, apiVersion, kind };
 }

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { EntryFor, MediaTypeRegistry, MediaTypeSet } from '../codec/media-types.ts';
 import type { ServingOptions } from '../config/serving.ts';
-import { errors } from '../request/errors.ts';
+import { errors, StatusError } from '../request/errors.ts';
 import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
@@ -32,6 +32,7 @@ function decodeRequestBody(contentType: string, raw: Buffer, bodies: MediaTypeSe
   try {
     return media.codec.decode(raw);
   } catch (e) {
+    if (e instanceof StatusError) throw e; // the codec's own answer (a protobuf body of a kind it cannot read: 415)
     throw errors.badRequest(`the request body could not be decoded as ${media.mediaType}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

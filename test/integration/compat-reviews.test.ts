@@ -145,7 +145,8 @@ test('review bodies in protobuf are read (kubectl sends them); other kinds in pr
   t.like(asked.json, { spec: { user: 'bob', groups: ['qa'] }, status: { allowed: false } });
 
   const ns = await postRaw(MASTER, '/api/v1/namespaces', envelope('v1', 'Namespace', pbField(1, pbField(1, 'x'))), pb);
-  t.is(ns.status, 400);
-  t.regex(ns.json.message, /protobuf bodies are read for the review kinds only, not "Namespace"/);
+  t.is(ns.status, 415, 'a kind this server does not read in protobuf: an unsupported media type, as before the reviews were read');
+  t.is(ns.json.reason, 'UnsupportedMediaType');
+  t.regex(ns.json.message, /application\/vnd\.platform\.protobuf \(Namespace\).*application\/json, application\/yaml/);
   t.is((await postRaw(MASTER, '/api/v1/namespaces', Buffer.from('garbage'), pb)).status, 400);
 });

@@ -8,7 +8,7 @@ const offers = (role: Parameters<typeof mediaTypes.role>[0]) => [...mediaTypes.r
 
 test('each role offers its media types in the server preference order', (t) => {
   t.deepEqual(offers('response'), ['application/json', 'application/yaml']);
-  t.deepEqual(offers('request'), ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
+  t.deepEqual(offers('request'), ['application/json', 'application/yaml', 'application/vnd.platform.protobuf']);
   t.deepEqual(offers('watch'), ['application/json']);
   t.deepEqual(offers('openapi'), ['application/json']);
   t.deepEqual(offers('patch'), ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
@@ -60,7 +60,7 @@ const fakeProtobuf: Codec = { mediaType: 'application/vnd.example.protobuf', enc
 const withProtobuf = () =>
   new MediaTypeRegistry([
     // the server's own protobuf entry reads review bodies only; this one stands for a full codec
-    ...mediaTypes.entries.filter((e) => e.mediaType !== 'application/vnd.kubernetes.protobuf'),
+    ...mediaTypes.entries.filter((e) => e.mediaType !== 'application/vnd.platform.protobuf'),
     {
       mediaType: 'application/vnd.example.protobuf',
       aliases: [{ mediaType: 'application/vnd.kubernetes.protobuf', acceptable: true }],
