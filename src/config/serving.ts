@@ -20,8 +20,10 @@ export interface ServingOptions {
   requestTimeoutSeconds: number;
   /** Largest request body accepted (no flag: the reference's 3 MiB). */
   maxRequestBodyBytes: number;
-  /** Log one line per request to stderr. */
+  /** Log one JSON line per request to stderr. */
   logRequests: boolean;
+  /** On SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off. */
+  shutdownTimeoutSeconds: number;
 }
 
 const PORT_MAX = 65_535;
@@ -40,7 +42,8 @@ export const serving: Concern<ServingOptions> = {
     { name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', type: 'int', help: 'Concurrent mutating requests before 429.' },
     { name: 'min-request-timeout', key: 'minRequestTimeout', type: 'int', help: 'Watch timeouts are randomised between this and twice this, in seconds.' },
     { name: 'request-timeout', key: 'requestTimeoutSeconds', type: 'int', help: 'Timeout of non-long-running requests in seconds.' },
-    { name: 'log-requests', key: 'logRequests', type: 'bool', help: 'Log one line per request (user name, never credentials).' },
+    { name: 'log-requests', key: 'logRequests', type: 'bool', help: 'Log one JSON line per request, failed ones included (user name, never credentials).' },
+    { name: 'shutdown-timeout', key: 'shutdownTimeoutSeconds', type: 'int', help: 'On SIGTERM, seconds in-flight requests may take to finish (watches end at once).' },
   ],
   defaults: () => ({
     insecureBindAddress: '127.0.0.1',
@@ -52,6 +55,7 @@ export const serving: Concern<ServingOptions> = {
     requestTimeoutSeconds: 60,
     maxRequestBodyBytes: 3 * 1024 * 1024,
     logRequests: false,
+    shutdownTimeoutSeconds: 30,
   }),
   validate: validateServing,
 };
