@@ -98,8 +98,9 @@ function* storeObjects(store: Store, catalogue: Catalogue): Iterable<[string, nu
   }
 }
 
-function fail(reason: string): never {
-  throw new Error(reason);
+/** A health check's failure (its reason is withheld from the answer). */
+function failIf(failed: boolean, reason: string): void {
+  if (failed) throw new Error(reason);
 }
 
 /**
@@ -164,10 +165,10 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
         readyz: [
           ping,
           // the backend has no ping of its own: "open" is what can be told without one
-          { name: 'storage', check: () => void (storeClosed && fail('store closed')) },
+          { name: 'storage', check: () => failIf(storeClosed, 'store closed') },
           // built before the listeners start (RBAC: its objects read and the bootstrap policy ensured)
-          { name: 'policy', check: () => void (authorizer.modes.length === 0 && fail('no authorizer')) },
-          { name: 'shutdown', check: () => void (shuttingDown && fail('shutting down')) },
+          { name: 'policy', check: () => failIf(authorizer.modes.length === 0, 'no authorizer') },
+          { name: 'shutdown', check: () => failIf(shuttingDown, 'shutting down') },
         ],
         metrics: () => metrics.expose(),
       },
