@@ -89,6 +89,20 @@ test('serve: SIGTERM ends a watch cleanly, drains a slow request and exits 0; --
   t.regex(srv.output(), /SIGTERM: shutting down/);
 });
 
+test('serve: a second SIGTERM while draining exits at once', async (t) => {
+  const srv = await startServeProcess({ args: ['--storage-backend=memory', '--shutdown-timeout=60'] });
+  const slow = slowPost(srv.url, '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'never' } }));
+  slow.answer.catch(() => {});
+  await sleep(300);
+  const exit = srv.kill('SIGTERM');
+  for (let i = 0; i < 100 && !/shutting down/.test(srv.output()); i++) await sleep(20);
+  const t0 = Date.now();
+  await srv.kill('SIGTERM');
+  t.deepEqual(await exit, { code: 1, signal: null }, srv.output());
+  t.true(Date.now() - t0 < 5000);
+  t.regex(srv.output(), /SIGTERM again, exiting now/);
+});
+
 test('serve: --config with an unknown flag or a bad value is a usage error (exit 2)', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ops-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
