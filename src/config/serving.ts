@@ -24,6 +24,12 @@ export interface ServingOptions {
   logRequests: boolean;
   /** On SIGTERM/SIGINT, how long requests in flight may take to finish before they are cut off. */
   shutdownTimeoutSeconds: number;
+  /** Audit log file (`-`: stdout); with --audit-policy-file. */
+  auditLogPath?: string;
+  auditPolicyFile?: string;
+  auditLogMaxAge: number;
+  auditLogMaxBackup: number;
+  auditLogMaxSize: number;
 }
 
 const PORT_MAX = 65_535;
@@ -44,6 +50,11 @@ export const serving: Concern<ServingOptions> = {
     { name: 'request-timeout', key: 'requestTimeoutSeconds', type: 'int', help: 'Timeout of non-long-running requests in seconds.' },
     { name: 'log-requests', key: 'logRequests', type: 'bool', help: 'Log one JSON line per request, failed ones included (user name, never credentials).' },
     { name: 'shutdown-timeout', key: 'shutdownTimeoutSeconds', type: 'int', help: 'On SIGTERM, seconds in-flight requests may take to finish (watches end at once).' },
+    { name: 'audit-log-path', key: 'auditLogPath', type: 'string', value: 'FILE', help: 'Write audit events here, one JSON line each (- for stdout); needs --audit-policy-file.' },
+    { name: 'audit-policy-file', key: 'auditPolicyFile', type: 'string', value: 'FILE', help: 'Audit policy (audit.k8s.io/v1 Policy YAML): the level of each request.' },
+    { name: 'audit-log-maxage', key: 'auditLogMaxAge', type: 'int', help: 'Days to keep rotated audit files (0: no limit).' },
+    { name: 'audit-log-maxbackup', key: 'auditLogMaxBackup', type: 'int', help: 'Rotated audit files to keep (0: all).' },
+    { name: 'audit-log-maxsize', key: 'auditLogMaxSize', type: 'int', help: 'Megabytes of an audit file before it is rotated (0: never).' },
   ],
   defaults: () => ({
     insecureBindAddress: '127.0.0.1',
@@ -56,6 +67,9 @@ export const serving: Concern<ServingOptions> = {
     maxRequestBodyBytes: 3 * 1024 * 1024,
     logRequests: false,
     shutdownTimeoutSeconds: 30,
+    auditLogMaxAge: 0,
+    auditLogMaxBackup: 0,
+    auditLogMaxSize: 0,
   }),
   validate: validateServing,
 };
@@ -63,5 +77,8 @@ export const serving: Concern<ServingOptions> = {
 export function validateServing(options: ServingOptions): void {
   if (Boolean(options.tlsCertFile) !== Boolean(options.tlsPrivateKeyFile) && options.securePort !== undefined) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file go together');
+  }
+  if (Boolean(options.auditLogPath) !== Boolean(options.auditPolicyFile)) {
+    throw new FlagError('--audit-log-path and --audit-policy-file go together');
   }
 }

@@ -19,6 +19,9 @@ import type { ServerAddress } from '../registry/discovery.ts';
 import { ServerMetrics } from '../observability/metrics.ts';
 import { errorMiddleware } from './middleware/errors.ts';
 import { observeMiddleware } from './middleware/observe.ts';
+import { auditFilters } from './middleware/audit.ts';
+import { AuditFile } from '../observability/audit-file.ts';
+import { readAuditPolicy } from '../observability/audit-policy.ts';
 import type { HealthCheck } from './health.ts';
 import { timedAuthenticator, timedAuthorizer } from './instrument.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
@@ -117,6 +120,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;
   let shuttingDown = false;
+  let auditFile: AuditFile | undefined;
   let storeClosed = false;
   let closing: Promise<void> | undefined;
   const shutdown = async (drainTimeoutMs: number) => {
@@ -129,6 +133,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     await listeners?.close();
     storeClosed = true;
     await store.close();
+    auditFile?.close();
   };
   const close = (opts: CloseOptions = {}): Promise<void> => (closing ??= shutdown(opts.drainTimeoutMs ?? 0));
   const metrics = new ServerMetrics({ storeObjects: () => storeObjects(store, catalogue), storeRevision: () => store.revision });
@@ -184,19 +189,36 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     const timeout = timeoutMiddleware(options.requestTimeoutSeconds, codecs);
     // outermost, around the error filter: it sees the code the client gets, failures included
     const observe = observeMiddleware({ metrics, log: options.logRequests ? log : undefined });
+    let audit: ReturnType<typeof auditFilters> | undefined;
+    if (options.auditLogPath && options.auditPolicyFile) {
+      const policy = readAuditPolicy(options.auditPolicyFile);
+      auditFile = new AuditFile({ path: options.auditLogPath, maxSizeMb: options.auditLogMaxSize, maxBackups: options.auditLogMaxBackup, maxAgeDays: options.auditLogMaxAge });
+      audit = auditFilters(policy, auditFile);
+    }
     const app = filterChain([
       observe,
+      audit?.complete ?? false,
       errorMiddleware(codecs, log),
       resolveMiddleware(frontDoor),
       // the server's own limits sit between resolving a request and authenticating it
       inflight,
       timeout,
       admitMiddleware(frontDoor),
+      audit?.received ?? false,
       backend.handler,
     ]);
     // requests that passed the front door on their own (connection upgrades) join after it
     const admitted = admittedEntry();
-    const admittedApp = filterChain([observe, errorMiddleware(codecs, log), admitted.middleware, inflight, timeout, backend.handler]);
+    const admittedApp = filterChain([
+      observe,
+      audit?.complete ?? false,
+      errorMiddleware(codecs, log),
+      admitted.middleware,
+      audit?.received ?? false,
+      inflight,
+      timeout,
+      backend.handler,
+    ]);
     const serveAdmitted = admittedApp.callback();
     const upgradeHandlers = new Map<string, UpgradeHandler>();
     const upgrade = upgradeListener({
