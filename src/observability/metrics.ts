@@ -1,5 +1,5 @@
 // The server's Prometheus metrics (prom-client). One registry per server, never the global one: tests
-// start several servers in one process. Label values come from the resolved request (verb, resource),
+// start several servers in one process; the process metrics are the process's own (see below). Label values come from the resolved request (verb, resource),
 // never from a user's name or a raw path, so the series stay bounded.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -9,6 +9,20 @@ export interface MetricSources {
   storeObjects(): Iterable<[string, number]>;
   /** The store's current revision. */
   storeRevision(): number;
+}
+
+/**
+ * prom-client's process metrics (CPU, memory, heap, event-loop lag, GC) describe the process, not a
+ * server: one registry for the process, made on first use, shared by every server in it (each would
+ * otherwise add its own GC observer and event-loop monitor).
+ */
+let processMetrics: Registry | undefined;
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  return processMetrics;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -27,7 +41,6 @@ export class ServerMetrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({ name: 'portcullis_requests_total', help: 'Requests answered, by verb, resource and HTTP code.', labelNames: ['verb', 'resource', 'code'], registers });
     this.latency = new Histogram({
       name: 'portcullis_request_duration_seconds',
@@ -119,6 +132,7 @@ export class ServerMetrics {
 
   /** The text exposition and its content type. */
   async expose(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const [own, process] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
+    return { contentType: this.registry.contentType, body: `${own}\n${process}` };
   }
 }
