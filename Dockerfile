@@ -19,8 +19,14 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /opt/portcullis/dist ./dist
 COPY --from=build /opt/portcullis/build/policy.wasm ./build/policy.wasm
 COPY policies ./policies
-# development certificates and the embedded store live in volumes, never in the image
+# development certificates and the embedded store live in volumes, never in the image; the server
+# runs as the image's unprivileged `node` user, which owns them
+RUN mkdir -p certs data && chown node:node certs data
+USER node
 VOLUME ["/opt/portcullis/certs", "/opt/portcullis/data", "/policies"]
 EXPOSE 6443
+# /livez is open to anonymous requests under the bootstrap RBAC policy (system:discovery)
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
+  CMD ["node", "-e", "require('https').get({host:'127.0.0.1',port:6443,path:'/livez',rejectUnauthorized:false},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"]
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["serve"]

@@ -21,7 +21,8 @@ import { rulesResolver } from '../registry/rbac/rules-review.ts';
 import type { Store } from '../store/store.ts';
 import { WatchHub } from '../store/watch-hub.ts';
 import { resourceHandler, type ResourceDeps } from './resources.ts';
-import { nonResourceRoutes } from './routes.ts';
+import { nonResourceRoutes, type OpsRoutes } from './routes.ts';
+import type { WatchObserver } from './watch/limits.ts';
 import type { RequestState } from './state.ts';
 
 export interface ApiBackendDeps {
@@ -44,12 +45,18 @@ export interface ApiBackendDeps {
   caCrt?: Buffer;
   /** Filled in as listeners start (discovery's serverAddressByClientCIDRs). */
   addresses: ServerAddress[];
+  /** /livez, /readyz and /metrics. */
+  ops?: OpsRoutes;
+  /** Hears the watch streams (metrics). */
+  watchObserver?: WatchObserver;
 }
 
 export interface ApiBackend {
   readonly registry: GenericRegistry;
   /** The end of the chain for an admitted request: non-resource routes, or the generic REST handler. */
   readonly handler: Koa.Middleware<RequestState>;
+  /** Ends every watch stream cleanly (their clients see the end of the stream); idempotent. */
+  endWatches(): void;
   /** Stops watches and controllers (the store is closed by whoever opened it). */
   stop(): void;
 }
@@ -79,8 +86,8 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
       ...subresourceHandlers(registry, store, catalogue, { rules: rulesResolver(d.authorizer, d.rbac) }),
     ]);
     // resource requests never match a non-resource route: skip the router for them (and for refused paths)
-    const routes = nonResourceRoutes(catalogue, codecs, d.addresses);
-    const resources = resourceHandler({ codecs, options: d.options, registry, special, watchHub });
+    const routes = nonResourceRoutes(catalogue, codecs, d.addresses, d.ops);
+    const resources = resourceHandler({ codecs, options: d.options, registry, special, watchHub, watchLimits: { observer: d.watchObserver } });
     const handler: Koa.Middleware<RequestState> = (ctx, next) => {
       const r = ctx.state.resolved;
       // a non-resource path no route matches falls through to the resource handler's 404
@@ -90,6 +97,7 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     return {
       registry,
       handler,
+      endWatches: () => watchHub.close(),
       stop() {
         watchHub.close();
         running.stop();

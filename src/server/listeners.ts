@@ -10,7 +10,41 @@ import type { ServerAddress } from '../registry/discovery.ts';
 export interface Listeners {
   insecureUrl?: string;
   secureUrl?: string;
+  /** Graceful shutdown, step 1: accept no new connection, close idle ones; requests in flight go on. */
+  stopAccepting(): void;
+  /** Settles true when no request is in flight, or false once `timeoutMs` has passed first. */
+  drain(timeoutMs: number): Promise<boolean>;
+  /** Closes every connection at once. */
   close(): Promise<void>;
+}
+
+/** Counts the requests in flight on every listener, for a drain to wait on. */
+class InFlight {
+  count = 0;
+  private waiters = new Set<() => void>();
+
+  track(res: http.ServerResponse, onIdle: () => void): void {
+    this.count++;
+    res.once('close', () => {
+      this.count--;
+      onIdle();
+      if (this.count === 0) for (const w of [...this.waiters]) w();
+    });
+  }
+
+  drained(timeoutMs: number): Promise<boolean> {
+    if (this.count === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(onZero);
+        resolve(ok);
+      };
+      const onZero = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.waiters.add(onZero);
+    });
+  }
 }
 
 function listen(srv: http.Server | https.Server, port: number, host: string): Promise<void> {
@@ -63,23 +97,48 @@ export async function startListeners(
 ): Promise<Listeners> {
   validateServing(options);
   const servers: Array<http.Server | https.Server> = [];
+  const inflight = new InFlight();
+  let stopping = false;
+  // once stopping, a keep-alive connection is closed as soon as its last request is answered
+  const idleAfterAnswer = () => {
+    if (stopping) for (const s of servers) s.closeIdleConnections();
+  };
+  const counted: http.RequestListener = (req, res) => {
+    inflight.track(res, idleAfterAnswer);
+    if (stopping) res.setHeader('Connection', 'close');
+    callback(req, res);
+  };
   const out: Listeners = {
+    stopAccepting() {
+      if (stopping) return;
+      stopping = true;
+      for (const s of servers) {
+        s.close();
+        s.closeIdleConnections();
+      }
+    },
+    drain: (timeoutMs) => inflight.drained(timeoutMs),
     async close() {
       await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
+        servers.map((s, i) => {
+          // close() emits 'close' even for a server that never listened or was already stopped
+          s.close();
+          s.closeAllConnections();
+          return closed[i];
+        }),
       );
     },
   };
+  // each server's 'close' (listening ended and every connection gone), whoever called close() first
+  const closed: Promise<void>[] = [];
+  const add = <T extends http.Server | https.Server>(srv: T): T => {
+    servers.push(srv);
+    closed.push(new Promise((resolve) => srv.once('close', () => resolve())));
+    return srv;
+  };
   try {
     if (options.insecurePort !== undefined) {
-      const srv = serving(http.createServer(callback), onUpgrade);
-      servers.push(srv);
+      const srv = add(serving(http.createServer(counted), onUpgrade));
       await listen(srv, options.insecurePort, options.insecureBindAddress);
       const port = (srv.address() as AddressInfo).port;
       out.insecureUrl = `http://${bracket(options.insecureBindAddress)}:${port}`;
@@ -92,8 +151,7 @@ export async function startListeners(
           ? { certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile }
           : selfSignedServingCert(options.certDir);
       const clientCaFiles = offeredClientCaFiles(options);
-      const srv = serving(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), callback), onUpgrade);
-      servers.push(srv);
+      const srv = add(serving(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), counted), onUpgrade));
       await listen(srv, options.securePort, options.bindAddress);
       const port = (srv.address() as AddressInfo).port;
       const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;

@@ -5,13 +5,29 @@ import type { MediaTypeRegistry } from '../codec/media-types.ts';
 import { errors } from '../request/errors.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
 import { contentHash, openApiV2Document, openApiV3Document, openApiV3Index } from '../registry/openapi.ts';
+import { runChecks, type HealthCheck } from './health.ts';
 import { respond, respondIn } from './respond.ts';
 import type { RequestState } from './state.ts';
 
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
-/** The non-resource paths: discovery, OpenAPI, /version, /healthz. `addresses` fills in as listeners start. */
-export function nonResourceRoutes(catalogue: Catalogue, codecs: MediaTypeRegistry, addresses: ServerAddress[]): Koa.Middleware<RequestState> {
+/** The operator's endpoints: health checks and the metrics exposition. */
+export interface OpsRoutes {
+  livez: readonly HealthCheck[];
+  readyz: readonly HealthCheck[];
+  metrics?: () => Promise<{ contentType: string; body: string }>;
+}
+
+/**
+ * The non-resource paths: discovery, OpenAPI, /version, /healthz, /livez, /readyz, /metrics.
+ * `addresses` fills in as listeners start.
+ */
+export function nonResourceRoutes(
+  catalogue: Catalogue,
+  codecs: MediaTypeRegistry,
+  addresses: ServerAddress[],
+  ops: OpsRoutes = { livez: [], readyz: [] },
+): Koa.Middleware<RequestState> {
   // case-sensitive, as the authorizer compares paths: `/HEALTHZ` is not `/healthz`
   const router = new Router<RequestState>({ sensitive: true });
   const send = (ctx: Ctx, body: unknown) => respond(ctx, codecs, 200, body);
@@ -59,6 +75,24 @@ export function nonResourceRoutes(catalogue: Catalogue, codecs: MediaTypeRegistr
     ctx.type = 'text/plain';
     ctx.body = 'ok';
   });
+  for (const [path, checks] of [['/livez', ops.livez], ['/readyz', ops.readyz]] as const) {
+    router.get(path, async (ctx) => {
+      const answer = await runChecks(path.slice(1), checks, ctx.query.verbose !== undefined);
+      ctx.status = answer.status;
+      ctx.type = 'text/plain';
+      ctx.set('Cache-Control', 'no-cache, private');
+      ctx.body = answer.body;
+    });
+  }
+  const metrics = ops.metrics;
+  if (metrics) {
+    router.get('/metrics', async (ctx) => {
+      const { contentType, body } = await metrics();
+      ctx.set('Content-Type', contentType);
+      ctx.set('Cache-Control', 'no-cache, private');
+      ctx.body = body;
+    });
+  }
   // the router adds its own fields (params, router) to the context it is given
   return router.routes() as unknown as Koa.Middleware<RequestState>;
 }

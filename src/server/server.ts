@@ -16,7 +16,14 @@ import { Store } from '../store/store.ts';
 import { backendFromOptions } from '../store/open-backend.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
+import { ServerMetrics } from '../observability/metrics.ts';
 import { errorMiddleware } from './middleware/errors.ts';
+import { observeMiddleware } from './middleware/observe.ts';
+import { auditFilters } from './middleware/audit.ts';
+import { AuditFile } from '../observability/audit-file.ts';
+import { readAuditPolicy } from '../observability/audit-policy.ts';
+import type { HealthCheck } from './health.ts';
+import { timedAuthenticator, timedAuthorizer } from './instrument.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
 import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
@@ -41,7 +48,17 @@ export interface PortcullisServer {
   insecureUrl?: string;
   /** Base URL of the secure (HTTPS) listener, when on. */
   secureUrl?: string;
-  close(): Promise<void>;
+  /** What /metrics exposes. */
+  readonly metrics: ServerMetrics;
+  /**
+   * Stop: accept no new connection, end every watch cleanly, let requests in flight finish for up to
+   * `drainTimeoutMs` (0, the default: cut them off), then close every connection and the store.
+   */
+  close(opts?: CloseOptions): Promise<void>;
+}
+
+export interface CloseOptions {
+  drainTimeoutMs?: number;
 }
 
 export interface ServerDeps {
@@ -73,12 +90,20 @@ function filterChain(stages: ReadonlyArray<Koa.Middleware<RequestState> | false>
   return app;
 }
 
-function requestLog(log: (msg: string) => void): Koa.Middleware<RequestState> {
-  return async (ctx, next) => {
-    const t0 = performance.now();
-    await next();
-    log(`${ctx.method} ${ctx.path} ${ctx.status} user=${ctx.state.user?.name ?? '-'} ${(performance.now() - t0).toFixed(1)}ms`);
-  };
+/** Objects per served resource, for the store-size gauge (read at scrape time). */
+function* storeObjects(store: Store, catalogue: Catalogue): Iterable<[string, number]> {
+  const seen = new Set<string>();
+  for (const r of catalogue.resources) {
+    const label = r.group ? `${r.plural}.${r.group}` : r.plural;
+    if (seen.has(label)) continue;
+    seen.add(label);
+    yield [label, store.list(r.group, r.plural).items.length];
+  }
+}
+
+/** A health check's failure (its reason is withheld from the answer). */
+function failIf(failed: boolean, reason: string): void {
+  if (failed) throw new Error(reason);
 }
 
 /**
@@ -94,11 +119,25 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const store = await Store.open(deps.backend ?? (await backendFromOptions(options, log)), { historySize: options.watchCacheSize });
   let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;
-  const close = async () => {
+  let shuttingDown = false;
+  let auditFile: AuditFile | undefined;
+  let storeClosed = false;
+  let closing: Promise<void> | undefined;
+  const shutdown = async (drainTimeoutMs: number) => {
+    shuttingDown = true;
+    listeners?.stopAccepting();
+    // watches never finish on their own: end them first, so only bounded requests are left to drain
+    backend?.endWatches();
+    if (drainTimeoutMs > 0) await listeners?.drain(drainTimeoutMs);
     backend?.stop();
     await listeners?.close();
+    storeClosed = true;
     await store.close();
+    auditFile?.close();
   };
+  const close = (opts: CloseOptions = {}): Promise<void> => (closing ??= shutdown(opts.drainTimeoutMs ?? 0));
+  const metrics = new ServerMetrics({ storeObjects: () => storeObjects(store, catalogue), storeRevision: () => store.revision });
+  const ping: HealthCheck = { name: 'ping', check() {} };
   try {
     // one key material for both sides of service-account tokens: the authenticator verifies, the tokens controller signs
     const keys = serviceAccountKeyMaterial(
@@ -125,25 +164,61 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       tokenIssuer: tokenIssuer(keys),
       caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
       addresses,
+      watchObserver: metrics.watches,
+      ops: {
+        livez: [ping],
+        readyz: [
+          ping,
+          // the backend has no ping of its own: "open" is what can be told without one
+          { name: 'storage', check: () => failIf(storeClosed, 'store closed') },
+          // built before the listeners start (RBAC: its objects read and the bootstrap policy ensured)
+          { name: 'policy', check: () => failIf(authorizer.modes.length === 0, 'no authorizer') },
+          { name: 'shutdown', check: () => failIf(shuttingDown, 'shutting down') },
+        ],
+        metrics: () => metrics.expose(),
+      },
     });
-    const frontDoor = createFrontDoor({ catalogue, authenticator, authorizer, proxyHeaders: !!options.requestheaderClientCaFile });
+    const frontDoor = createFrontDoor({
+      catalogue,
+      authenticator: timedAuthenticator(authenticator, metrics),
+      authorizer: timedAuthorizer(authorizer, authorizer.modes, metrics),
+      proxyHeaders: !!options.requestheaderClientCaFile,
+    });
     // one instance of each stateful limit, shared by both entries
     const inflight = inflightMiddleware(options.maxRequestsInflight, options.maxMutatingRequestsInflight);
     const timeout = timeoutMiddleware(options.requestTimeoutSeconds, codecs);
-    const logging = options.logRequests && requestLog(log);
+    // outermost, around the error filter: it sees the code the client gets, failures included
+    const observe = observeMiddleware({ metrics, log: options.logRequests ? log : undefined });
+    let audit: ReturnType<typeof auditFilters> | undefined;
+    if (options.auditLogPath && options.auditPolicyFile) {
+      const policy = readAuditPolicy(options.auditPolicyFile);
+      auditFile = new AuditFile({ path: options.auditLogPath, maxSizeMb: options.auditLogMaxSize, maxBackups: options.auditLogMaxBackup, maxAgeDays: options.auditLogMaxAge });
+      audit = auditFilters(policy, auditFile);
+    }
     const app = filterChain([
+      observe,
+      audit?.complete ?? false,
       errorMiddleware(codecs, log),
-      logging,
       resolveMiddleware(frontDoor),
       // the server's own limits sit between resolving a request and authenticating it
       inflight,
       timeout,
       admitMiddleware(frontDoor),
+      audit?.received ?? false,
       backend.handler,
     ]);
     // requests that passed the front door on their own (connection upgrades) join after it
     const admitted = admittedEntry();
-    const admittedApp = filterChain([errorMiddleware(codecs, log), logging, admitted.middleware, inflight, timeout, backend.handler]);
+    const admittedApp = filterChain([
+      observe,
+      audit?.complete ?? false,
+      errorMiddleware(codecs, log),
+      admitted.middleware,
+      audit?.received ?? false,
+      inflight,
+      timeout,
+      backend.handler,
+    ]);
     const serveAdmitted = admittedApp.callback();
     const upgradeHandlers = new Map<string, UpgradeHandler>();
     const upgrade = upgradeListener({
@@ -170,6 +245,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       upgrade,
       insecureUrl: listeners.insecureUrl,
       secureUrl: listeners.secureUrl,
+      metrics,
       close,
     };
   } catch (e) {

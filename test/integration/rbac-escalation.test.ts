@@ -109,7 +109,7 @@ test('bootstrap policy: roles and bindings present after start, recreated when m
   const s = await startRbacServer({ 'alice-token': ['alice', []] });
   try {
     const names = (await s.req(MASTER, 'GET', `${RBAC}/clusterroles`)).json.items.map((o: { metadata: { name: string } }) => o.metadata.name);
-    t.deepEqual(names.sort(), ['admin', 'cluster-admin', 'edit', 'system:basic-user', 'system:discovery', 'view']);
+    t.deepEqual(names.sort(), ['admin', 'cluster-admin', 'edit', 'system:basic-user', 'system:discovery', 'system:monitoring', 'view']);
     const crbs = (await s.req(MASTER, 'GET', `${RBAC}/clusterrolebindings`)).json.items;
     const subjectsOf = (n: string) => crbs.find((o: { metadata: { name: string } }) => o.metadata.name === n).subjects.map((x: { name: string }) => x.name);
     t.deepEqual(subjectsOf('cluster-admin'), ['system:masters']);

@@ -131,7 +131,7 @@ test('an invalid bearer token is 401 even with anonymous on; it is never echoed 
   const all = logs.join('\n');
   t.false(all.includes(secret));
   t.false(all.includes(TOKEN));
-  t.true(all.includes('user=alice'), 'the request log names the user');
+  t.true(all.includes('"user":"alice"'), 'the request log names the user');
 });
 
 test('TokenReview runs the token authenticators', async (t) => {

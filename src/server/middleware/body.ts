@@ -1,6 +1,13 @@
 import type Koa from 'koa';
 import { errors } from '../../request/errors.ts';
 
+/** The bodies read, by request, for the audit log (Request levels); gone with the request. */
+const bodies = new WeakMap<object, Buffer>();
+
+export function requestBodyOf(req: object): Buffer | undefined {
+  return bodies.get(req);
+}
+
 /** Read the raw request body, refusing more than `limit` bytes with 413 before buffering it all. */
 export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer | undefined> {
   // HTTP/1.1: without Content-Length or Transfer-Encoding there is no body; do not wait a turn of the
@@ -23,5 +30,7 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
     chunks.push(chunk);
   }
   if (size === 0) return undefined;
-  return Buffer.concat(chunks, size);
+  const body = Buffer.concat(chunks, size);
+  bodies.set(ctx.req, body);
+  return body;
 }

@@ -1,3 +1,10 @@
+/** Hears what the watch streams do (the server's metrics): each start, live event queued and end. */
+export interface WatchObserver {
+  started(): void;
+  event(): void;
+  ended(reason: string): void;
+}
+
 /** How much a watch stream may hold back for a slow client, and how it writes. */
 export interface WatchLimits {
   /** Events a watcher may have waiting behind its socket before it is cut off. */
@@ -14,6 +21,11 @@ export interface WatchLimits {
    * what the server spends its time on. 0 writes on the next turn of the event loop.
    */
   coalesceMs: number;
+  /**
+   * Metrics hook. Carried with the limits because the resource handler hands them to the streams
+   * as they are (src/server/resources.ts is not this module's to change).
+   */
+  observer?: WatchObserver;
 }
 
 export const defaultWatchLimits: WatchLimits = {

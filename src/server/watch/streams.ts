@@ -58,6 +58,7 @@ class WatchStream implements WatchListener {
     const buf = this.streams.encodings.encode(change, this.format);
     this.queue.push(buf);
     this.queuedBytes += buf.length;
+    this.limits.observer?.event();
     if (this.pending > this.limits.maxQueuedEvents || this.queuedBytes > this.limits.maxQueuedBytes) this.terminate('overflow');
     else this.streams.markDirty(this);
   }
@@ -138,6 +139,7 @@ class WatchStream implements WatchListener {
         out.once('close', () => clearTimeout(t));
       }
     }
+    this.limits.observer?.ended(reason);
     this.resolveDone(reason);
   }
 }
@@ -170,6 +172,7 @@ export class WatchStreams {
     const stream = new WatchStream(this, format, out, this.limits);
     stream.attach(this.hub.watch(request, stream));
     this.open.add(stream);
+    this.limits.observer?.started();
     if (out.destroyed) stream.terminate('disconnected'); // the client left before we registered
     else this.markDirty(stream);
     return { stop: () => stream.terminate('stopped'), done: stream.done };

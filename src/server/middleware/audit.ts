@@ -1,0 +1,143 @@
+// The audit log: for each request the policy's level decides, one JSON event per stage, as the
+// reference writes them (audit.k8s.io/v1 Event). Two filters: `received` sits right after the front
+// door (the user is known) and writes RequestReceived (and, for long-running requests, ResponseStarted
+// as the handler takes over); `complete`, outermost, writes ResponseComplete with the code the client
+// got, and the earlier stages too for requests the front door refused (401/403).
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+import type { AuditFile } from '../../observability/audit-file.ts';
+import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '../../observability/audit-policy.ts';
+import type { RequestState } from '../state.ts';
+import { requestBodyOf } from './body.ts';
+
+type Ctx = Koa.ParameterizedContext<RequestState>;
+
+interface AuditRecord {
+  id: string;
+  received: string;
+  level: AuditLevel;
+  omit: ReadonlySet<AuditStage>;
+  /** The policy has been asked (after the front door, or at the end for a refused request). */
+  settled: boolean;
+  written: Set<AuditStage>;
+}
+
+/** Request bodies larger than this are left out of Request-level events. */
+const MAX_LOGGED_BODY = 256 * 1024;
+
+/** Credentials and Secret data never reach the audit log, at any level. */
+function redact(resource: string, subresource: string, obj: unknown): unknown {
+  if (!obj || typeof obj !== 'object') return obj;
+  const o = obj as Record<string, unknown>;
+  if (Array.isArray(o.items)) o.items = o.items.map((i) => redact(resource, subresource, i));
+  if (resource === 'secrets' && !subresource) {
+    delete o.data;
+    delete o.stringData;
+  }
+  if (resource === 'tokenreviews' && o.spec && typeof o.spec === 'object') delete (o.spec as Record<string, unknown>).token;
+  if (subresource === 'token' && o.status && typeof o.status === 'object') delete (o.status as Record<string, unknown>).token;
+  return o;
+}
+
+/** The query's values under names that may carry a credential are withheld. */
+function requestURI(ctx: Ctx): string {
+  if (!ctx.querystring) return ctx.path;
+  const q = new URLSearchParams(ctx.querystring);
+  for (const k of [...q.keys()]) if (/token|password|secret|credential/i.test(k)) q.set(k, '[redacted]');
+  return `${ctx.path}?${q.toString()}`;
+}
+
+export function auditFilters(policy: AuditPolicy, file: AuditFile): { complete: Koa.Middleware<RequestState>; received: Koa.Middleware<RequestState> } {
+  const records = new WeakMap<object, AuditRecord>();
+
+  const settle = (ctx: Ctx, rec: AuditRecord): void => {
+    const attrs = ctx.state.resolved?.attrs;
+    const user = ctx.state.user;
+    const { level, omit } = auditLevel(policy, {
+      user: user?.name ?? '',
+      groups: user?.groups ?? [],
+      verb: attrs?.verb ?? ctx.method.toLowerCase(),
+      isResourceRequest: !!attrs?.isResourceRequest,
+      apiGroup: attrs?.apiGroup ?? '',
+      resource: attrs?.resource ?? '',
+      subresource: attrs?.subresource ?? '',
+      namespace: attrs?.namespace ?? '',
+      path: ctx.path,
+    });
+    rec.level = level;
+    rec.omit = omit;
+    rec.settled = true;
+  };
+
+  const write = (ctx: Ctx, rec: AuditRecord, stage: AuditStage): void => {
+    if (rec.level === 'None' || rec.omit.has(stage) || rec.written.has(stage)) return;
+    rec.written.add(stage);
+    const attrs = ctx.state.resolved?.attrs;
+    const user = ctx.state.user;
+    const event: Record<string, unknown> = {
+      kind: 'Event',
+      apiVersion: 'audit.k8s.io/v1',
+      level: rec.level,
+      auditID: rec.id,
+      stage,
+      requestURI: requestURI(ctx),
+      verb: attrs?.verb ?? ctx.method.toLowerCase(),
+      user: user ? { username: user.name, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups } : {},
+      sourceIPs: [ctx.req.socket.remoteAddress ?? ''],
+      userAgent: ctx.get('User-Agent') || undefined,
+    };
+    if (attrs?.isResourceRequest) {
+      event.objectRef = {
+        resource: attrs.resource,
+        namespace: attrs.namespace || undefined,
+        name: attrs.name || undefined,
+        apiGroup: attrs.apiGroup || undefined,
+        apiVersion: attrs.apiVersion || undefined,
+        subresource: attrs.subresource || undefined,
+      };
+    }
+    if (stage !== 'RequestReceived') event.responseStatus = { metadata: {}, code: ctx.status };
+    if (rec.level !== 'Metadata' && stage !== 'RequestReceived') {
+      const raw = requestBodyOf(ctx.req);
+      if (raw && raw.length <= MAX_LOGGED_BODY && /json/i.test(ctx.get('Content-Type') || 'json')) {
+        try {
+          event.requestObject = redact(attrs?.resource ?? '', attrs?.subresource ?? '', JSON.parse(raw.toString('utf8')));
+        } catch {
+          // not JSON: left out
+        }
+      }
+    }
+    event.requestReceivedTimestamp = rec.received;
+    event.stageTimestamp = new Date().toISOString();
+    file.write(event);
+  };
+
+  const complete: Koa.Middleware<RequestState> = async (ctx, next) => {
+    const id = randomUUID();
+    ctx.set('Audit-Id', id);
+    const rec: AuditRecord = { id, received: new Date().toISOString(), level: 'None', omit: new Set(), settled: false, written: new Set() };
+    records.set(ctx.req, rec);
+    try {
+      await next();
+    } finally {
+      if (!rec.settled) {
+        // refused at the front door: the policy decides on what is known (the user, when identified)
+        settle(ctx, rec);
+        write(ctx, rec, 'RequestReceived');
+      }
+      write(ctx, rec, 'ResponseComplete');
+    }
+  };
+
+  const received: Koa.Middleware<RequestState> = async (ctx, next) => {
+    const rec = records.get(ctx.req);
+    if (rec) {
+      settle(ctx, rec);
+      write(ctx, rec, 'RequestReceived');
+      if (ctx.state.longRunning) write(ctx, rec, 'ResponseStarted');
+    }
+    await next();
+  };
+
+  return { complete, received };
+}

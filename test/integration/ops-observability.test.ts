@@ -1,0 +1,119 @@
+// /metrics, /livez, /readyz and --log-requests through the real server on a loopback port.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { createServer } from '../../src/server/server.ts';
+import { request } from '../helpers/server.ts';
+import { openWatch } from './watch-helpers.ts';
+
+async function serve(opts: Parameters<typeof createServer>[0] = {}) {
+  const lines: string[] = [];
+  const server = await createServer({ insecurePort: 0, authorizationMode: ['AlwaysAllow'], ...opts }, { log: (m) => lines.push(m) });
+  const url = server.insecureUrl!;
+  return { server, url, lines, req: (m: string, p: string, b?: unknown, h?: Record<string, string>) => request(url, m, p, b, h) };
+}
+
+test('--log-requests writes one JSON line per request, a 404, a 415 and a 401 included, without the credential', async (t) => {
+  const s = await serve({ logRequests: true, anonymousAuth: false });
+  t.teardown(() => s.server.close());
+  // anonymous is off and no authenticator claims a bearer token: 401
+  const secret = 'sekret-token-0123456789';
+  t.is((await s.req('GET', '/api/v1/namespaces', undefined, { authorization: `Bearer ${secret}` })).status, 401);
+  const requests = () => s.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const last = requests().at(-1)!;
+  t.like(last, { msg: 'request', method: 'GET', path: '/api/v1/namespaces', code: 401, verb: 'list', resource: 'namespaces' });
+  t.false(s.lines.join('\n').includes(secret));
+  t.is(typeof last.time, 'string');
+  t.is(typeof last.ms, 'number');
+});
+
+test('--log-requests logs a 404 and a 415 with the user', async (t) => {
+  const s = await serve({ logRequests: true });
+  t.teardown(() => s.server.close());
+  t.is((await s.req('GET', '/api/v1/namespaces/default/configmaps/nope')).status, 404);
+  t.is((await s.req('GET', '/no/such/path')).status, 404);
+  t.is((await s.req('POST', '/api/v1/namespaces/default/configmaps', 'x', { 'content-type': 'text/weird' })).status, 415);
+  const logged = s.lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  t.like(logged[0], { path: '/api/v1/namespaces/default/configmaps/nope', code: 404, verb: 'get', resource: 'configmaps', namespace: 'default', user: 'system:anonymous' });
+  t.like(logged[1], { path: '/no/such/path', code: 404 });
+  t.like(logged[2], { method: 'POST', code: 415, verb: 'create' });
+  t.is(logged.length, 3);
+});
+
+test('without --log-requests no request line is written', async (t) => {
+  const s = await serve();
+  t.teardown(() => s.server.close());
+  await s.req('GET', '/api/v1/namespaces/default/configmaps/nope');
+  t.false(s.lines.some((l) => l.startsWith('{')));
+});
+
+test('/metrics: Prometheus text with requests by verb/resource/code, latency, authn/authz, watchers, events, store and process', async (t) => {
+  const s = await serve();
+  t.teardown(() => s.server.close());
+  t.is((await s.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a' }, data: { k: 'v' } })).status, 201);
+  await s.req('GET', '/api/v1/namespaces/default/configmaps/nope');
+  const w = await openWatch(s.url, '/api/v1/namespaces/default/configmaps?watch=true');
+  await w.waitFor(1);
+  await s.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'b' } });
+  await w.waitFor(2);
+  // unknown resources do not mint series
+  await s.req('GET', '/api/v1/namespaces/default/nosuchthings');
+  const m = await s.req('GET', '/metrics');
+  t.is(m.status, 200);
+  t.regex(m.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  const body = m.text;
+  t.regex(body, /portcullis_requests_total\{verb="create",resource="configmaps",code="201"\} 2/);
+  t.regex(body, /portcullis_requests_total\{verb="get",resource="configmaps",code="404"\} 1/);
+  t.regex(body, /portcullis_request_duration_seconds_bucket\{le="[^"]+",verb="create",resource="configmaps",code="201"\} \d/);
+  t.notRegex(body, /nosuchthings/);
+  t.regex(body, /portcullis_authentication_attempts_total\{result="anonymous"\} \d+/);
+  t.regex(body, /portcullis_authorization_decisions_total\{modes="AlwaysAllow",decision="allowed"\} \d+/);
+  t.regex(body, /portcullis_authorization_duration_seconds_count\{modes="AlwaysAllow",decision="allowed"\} \d+/);
+  t.regex(body, /^portcullis_watchers 1$/m);
+  t.regex(body, /^portcullis_watch_events_sent_total [1-9]/m);
+  t.regex(body, /portcullis_store_objects\{resource="configmaps"\} 2/);
+  t.regex(body, /^portcullis_store_revision \d+/m);
+  t.regex(body, /^process_cpu_user_seconds_total /m);
+  t.regex(body, /^nodejs_heap_size_used_bytes /m);
+  w.close();
+  await w.ended;
+  // the watch's end is counted once the server sees the client leave
+  for (let i = 0; i < 50 && !/portcullis_watches_ended_total\{reason="disconnected"\} 1/.test((await s.req('GET', '/metrics')).text); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const after = (await s.req('GET', '/metrics')).text;
+  t.regex(after, /^portcullis_watchers 0$/m);
+  t.regex(after, /portcullis_watches_ended_total\{reason="disconnected"\} 1/);
+});
+
+test('/metrics is authorized like any path: the bootstrap RBAC policy grants it to system:monitoring', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-metrics-'));
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, 'monitor-token-0123456789,prom,1,"system:monitoring"\nbob-token-0123456789,bob,2\n');
+  const s = await serve({ authorizationMode: ['RBAC'], tokenAuthFile: tokens });
+  t.teardown(async () => {
+    await s.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  t.is((await s.req('GET', '/metrics')).status, 403);
+  t.is((await s.req('GET', '/metrics', undefined, { authorization: 'Bearer bob-token-0123456789' })).status, 403);
+  const ok = await s.req('GET', '/metrics', undefined, { authorization: 'Bearer monitor-token-0123456789' });
+  t.is(ok.status, 200);
+  t.regex(ok.text, /portcullis_authorization_decisions_total\{modes="RBAC",decision="denied"\} 2/);
+  t.regex(ok.text, /portcullis_authentication_attempts_total\{result="success"\} [2-9]/);
+  // the health checks stay open to everyone, as /healthz is
+  t.is((await s.req('GET', '/readyz')).status, 200);
+  t.is((await s.req('GET', '/livez')).status, 200);
+});
+
+test('/livez and /readyz: ok, and one line per check with ?verbose', async (t) => {
+  const s = await serve();
+  t.is((await s.req('GET', '/livez')).text, 'ok');
+  t.is((await s.req('GET', '/readyz')).text, 'ok');
+  const verbose = await s.req('GET', '/readyz?verbose');
+  t.is(verbose.status, 200);
+  t.is(verbose.text, '[+]ping ok\n[+]storage ok\n[+]policy ok\n[+]shutdown ok\nreadyz check passed\n');
+  t.is((await s.req('GET', '/livez?verbose')).text, '[+]ping ok\nlivez check passed\n');
+  await s.server.close();
+});
