@@ -16,7 +16,7 @@ const authnFlags = authentication.flags.filter((f) => PROXY_AUTHN_FLAGS.includes
 
 const spec = {
   usage: [
-    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B)',
+    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --kubeconfig F)',
     'portcullis proxy --config-file ROUTES.yaml ...',
   ],
   about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404. Policy files are reloaded when they change. See docs/proxy.md.',
@@ -34,6 +34,9 @@ const spec = {
     { name: 'tls-cert-file', key: 'tls-cert-file', type: 'string', value: 'FILE', help: 'Serving certificate.' },
     { name: 'tls-private-key-file', key: 'tls-private-key-file', type: 'string', value: 'FILE', help: 'Serving key.' },
     ...authnFlags,
+    { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
+    { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
+    { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
     ...policySourceFlags,
     entrypointFlag,
     helpFlag,
@@ -72,6 +75,13 @@ export async function run(argv: string[]): Promise<number> {
       tlsPrivateKeyFile: v['tls-private-key-file'],
       authentication: authn,
       policy: policySourceValues(v),
+      delegation: v.kubeconfig
+        ? {
+            kubeconfig: v.kubeconfig,
+            allowedTtlMs: v['delegation-allowed-ttl'] === undefined ? undefined : v['delegation-allowed-ttl'] * 1000,
+            deniedTtlMs: v['delegation-denied-ttl'] === undefined ? undefined : v['delegation-denied-ttl'] * 1000,
+          }
+        : undefined,
       entrypoint: v.entrypoint,
     });
     for (const u of [running.secureUrl, running.insecureUrl]) if (u) process.stderr.write(`portcullis proxy: listening on ${u}\n`);

@@ -8,9 +8,12 @@ import { buildAuthenticator } from '../authn/build.ts';
 import { readServiceAccountKeys, serviceAccountTokenAuthenticator } from '../authn/service-account.ts';
 import { authorizerFromSources } from '../authz/offline.ts';
 import { alwaysDeny } from '../authz/always.ts';
+import { UnionAuthorizer } from '../authz/union.ts';
+import type { Authorizer } from '../authz/types.ts';
 import type { AuthenticationOptions } from '../config/authentication.ts';
 import type { ProxyConfig } from '../config/proxy.ts';
 import { createAuthProxy } from './proxy.ts';
+import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
 import { reloadingAuthorizer, type ReloadingAuthorizer } from './reloading-authorizer.ts';
 
 export interface ProxyOptions {
@@ -26,6 +29,8 @@ export interface ProxyOptions {
   /** Policy sources as `portcullis can-i` takes them: policy-file (ABAC), rbac, bundle. */
   policy: Record<string, string[] | undefined>;
   entrypoint?: string;
+  /** TokenReview + SubjectAccessReview against a remote API server (after the local authenticators and policy). */
+  delegation?: DelegationOptions;
   log?: (msg: string) => void;
 }
 
@@ -34,6 +39,7 @@ export interface RunningProxy {
   secureUrl?: string;
   insecureUrl?: string;
   authorizer?: ReloadingAuthorizer;
+  delegation?: Delegation;
   close(): Promise<void>;
 }
 
@@ -62,6 +68,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   if (!o.secureListenAddress && !o.insecureListenAddress) throw new Error('give --secure-listen-address or --insecure-listen-address');
   if (o.secureListenAddress && (!o.tlsCertFile || !o.tlsPrivateKeyFile)) throw new Error('--secure-listen-address needs --tls-cert-file and --tls-private-key-file');
   const authn = o.authentication ?? {};
+  const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
   const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
   const authenticator = await buildAuthenticator({
     clientCaFile: authn.clientCaFile,
@@ -69,7 +76,10 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     basicAuthFile: authn.basicAuthFile,
     // a proxy lets no one in unnamed unless asked to
     anonymousAuth: authn.anonymousAuth ?? false,
-    tokenSources: saKeys ? [serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) })] : [],
+    tokenSources: [
+      ...(saKeys ? [serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) })] : []),
+      ...(delegation ? [delegation.tokenReview] : []),
+    ],
     requestHeader: authn.requestheaderClientCaFile
       ? {
           clientCaFile: authn.requestheaderClientCaFile,
@@ -86,11 +96,12 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const needsPolicy = o.config.routes.some((r) => !r.ignore);
   let authorizer: ReloadingAuthorizer | undefined;
   if (files.length) authorizer = await reloadingAuthorizer(files, () => authorizerFromSources(o.policy, o.entrypoint), log);
-  else if (needsPolicy) throw new Error('routes that are not `ignore` need a policy: --policy-file, --rbac or --bundle');
+  else if (needsPolicy && !delegation) throw new Error('routes that are not `ignore` need a policy: --policy-file, --rbac, --bundle or --kubeconfig');
+  const local: Authorizer[] = [...(authorizer ? [authorizer] : []), ...(delegation ? [delegation.subjectAccessReview] : [])];
 
-  const proxy = createAuthProxy({ config: o.config, authenticator, authorizer: authorizer ?? alwaysDeny, proxyHeaders: trustsProxy, log });
+  const proxy = createAuthProxy({ config: o.config, authenticator, authorizer: local.length === 0 ? alwaysDeny : local.length === 1 ? local[0] : new UnionAuthorizer(local), proxyHeaders: trustsProxy, log });
   const servers: http.Server[] = [];
-  const out: RunningProxy = { authorizer, close: async () => {} };
+  const out: RunningProxy = { authorizer, delegation, close: async () => {} };
   const wire = (s: http.Server): http.Server => {
     s.on('request', proxy.handle);
     s.on('upgrade', proxy.upgrade);
@@ -117,12 +128,14 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     for (const s of servers) s.close();
     authorizer?.close();
     proxy.close();
+    await delegation?.close();
     throw e;
   }
   out.close = async () => {
     authorizer?.close();
     await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
     proxy.close();
+    await delegation?.close();
   };
   return out;
 }
