@@ -1,7 +1,7 @@
 // The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
 // find the route (none: 404), authenticate and run every check of the route through the front door's
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer } from '../authz/types.ts';
@@ -47,6 +47,12 @@ function statusBody(err: StatusError, accept: string | undefined): { type: strin
   return wantsJson(accept)
     ? { type: 'application/json', body: JSON.stringify(err.toStatus()) }
     : { type: 'text/plain; charset=utf-8', body: `${err.message}\n` };
+}
+
+function cleanPathForLog(url: string | undefined): string {
+  const u = url ?? '';
+  const q = u.indexOf('?');
+  return (q < 0 ? u : u.slice(0, q)).slice(0, 512);
 }
 
 function asStatus(e: unknown): StatusError {
@@ -103,7 +109,11 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
 
   function fail(res: ServerResponse, req: IncomingMessage, e: unknown): void {
     const err = asStatus(e);
-    if (err.code >= 500) log(`portcullis proxy: ${req.method} ${req.url}: ${err.logDetail ? JSON.stringify(err.logDetail) : err.message}`);
+    if (err.code >= 500) {
+      const d = err.logDetail?.detail;
+      // the path only: a query may carry secrets
+      log(`portcullis proxy: ${req.method} ${cleanPathForLog(req.url)}: ${err.message}${d === undefined ? '' : `: ${d instanceof Error ? d.message : JSON.stringify(d)}`}`);
+    }
     if (res.headersSent) { res.destroy(); return; }
     const { type, body } = statusBody(err, req.headers.accept);
     res.writeHead(err.code, { ...err.headers, 'content-type': type, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff' });
@@ -111,22 +121,41 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    admit(req).then((a) => {
-      const up = a.upstream.request(req.method ?? 'GET', a.target, outbound(req, a));
-      up.on('response', (ur) => {
-        res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
-        ur.pipe(res);
-        ur.on('error', () => res.destroy());
-      });
-      up.on('error', (e) => fail(res, req, Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } })));
-      // the caller went away: stop the upstream request too
-      res.on('close', () => { if (!res.writableFinished) up.destroy(); });
-      req.pipe(up);
-    }, (e: unknown) => {
+    admit(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
       // the body is not read: drain it so the connection can be reused
       req.resume();
       fail(res, req, e);
     });
+  }
+
+  // A request without a body that failed on a reused keep-alive socket (closed by the upstream as we
+  // sent) is sent once more on a fresh one, as browsers and Go's transport do.
+  const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+  function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    const method = req.method ?? 'GET';
+    const up = a.upstream.request(method, a.target, headers);
+    up.on('response', (ur) => {
+      res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
+      ur.pipe(res);
+      ur.on('error', () => res.destroy());
+    });
+    let aborted = false;
+    up.on('error', (e) => {
+      if (aborted) return;
+      if (mayRetry && up.reusedSocket && !res.headersSent && RETRYABLE.has(method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) {
+        res.off('close', onClose);
+        forward(req, res, a, headers, false);
+        return;
+      }
+      fail(res, req, Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } }));
+    });
+    // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
+    const onClose = (): void => { if (!res.writableFinished) { aborted = true; up.destroy(); } };
+    res.on('close', onClose);
+    // a retry is only made for a request without a body, which the first attempt has consumed
+    if (mayRetry) req.pipe(up);
+    else up.end();
   }
 
   function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {

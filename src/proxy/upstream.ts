@@ -13,6 +13,10 @@ export interface Upstream {
   close(): void;
 }
 
+// Idle keep-alive sockets are dropped after 4 s, before a Node upstream's default 5 s keep-alive
+// timeout closes them under us (a request sent on a socket the upstream is closing fails).
+const IDLE = { keepAlive: true, maxSockets: 256, timeout: 4000 } as const;
+
 export function openUpstream(spec: UpstreamSpec): Upstream {
   if (spec.url.startsWith('unix:')) {
     // unix:/path/sock or unix:/path/sock:/base
@@ -20,7 +24,7 @@ export function openUpstream(spec: UpstreamSpec): Upstream {
     const sep = rest.indexOf(':');
     const socketPath = sep < 0 ? rest : rest.slice(0, sep);
     const base = sep < 0 ? '' : rest.slice(sep + 1).replace(/\/$/, '');
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+    const agent = new http.Agent(IDLE);
     return {
       host: 'localhost',
       request: (method, path, headers) => http.request({ socketPath, method, path: base + path, headers, agent }),
@@ -32,13 +36,12 @@ export function openUpstream(spec: UpstreamSpec): Upstream {
   const secure = u.protocol === 'https:';
   const agent = secure
     ? new https.Agent({
-        keepAlive: true,
-        maxSockets: 256,
+        ...IDLE,
         ca: spec.caFile ? readFileSync(spec.caFile) : undefined,
         cert: spec.clientCertFile ? readFileSync(spec.clientCertFile) : undefined,
         key: spec.clientKeyFile ? readFileSync(spec.clientKeyFile) : undefined,
       })
-    : new http.Agent({ keepAlive: true, maxSockets: 256 });
+    : new http.Agent(IDLE);
   const hostname = u.hostname.replace(/^\[|\]$/g, '');
   const port = u.port ? Number(u.port) : secure ? 443 : 80;
   const request = secure ? https.request : http.request;
