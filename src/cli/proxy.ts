@@ -19,7 +19,7 @@ const spec = {
     'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --kubeconfig F)',
     'portcullis proxy --config-file ROUTES.yaml ...',
   ],
-  about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404. Policy files are reloaded when they change. See docs/proxy.md.',
+  about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404; requests without credentials 401 unless --anonymous-auth (off here, unlike the server). Policy files are reloaded when they change. See docs/proxy.md.',
   flags: [
     { name: 'config-file', key: 'config-file', type: 'string', value: 'FILE', help: 'Routes (YAML): see docs/proxy.md. Not with --upstream.' },
     { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https:// or unix:/path.' },
