@@ -27,6 +27,8 @@ const LAYERS = [
   { name: 'frontdoor|admission|controllers', path: '^src/(frontdoor|admission|controllers)/' },
   // app assembly, listeners, middleware, watch streaming; src/server/front-door.ts adapts the front door
   { name: 'server', path: '^src/server/' },
+  // beside the server: `portcullis proxy` (front door → routes → upstreams); see `proxy-opens-no-backend`
+  { name: 'proxy', path: '^src/proxy/' },
   { name: 'cli', path: '^src/cli/' },
   { name: 'main', path: '^src/main\\.ts$' },
 ];
@@ -73,6 +75,9 @@ module.exports = {
     rule('frontdoor-opens-no-backend',
       'the front door ends at authorization: a proxy-only process opens no store, registry or controllers',
       { path: '^src/frontdoor/' }, { path: '^src/(store|registry|kinds|admission|controllers)/' }),
+    rule('proxy-opens-no-backend',
+      'the auth proxy is the front door and the policy in front of other services: no store, registry, kinds, admission or controllers, and not the API server',
+      { path: '^src/proxy/' }, { path: '^src/(store|registry|kinds|admission|controllers|server)/' }),
     rule('backend-not-frontdoor', 'admission plugins and controllers act on the registry, never through the front door',
       { path: '^src/(admission|controllers)/' }, { path: '^src/frontdoor/' }),
     rule('cli-only-from-main', 'nothing in src/ but src/main.ts (and the commands themselves) imports src/cli',

@@ -10,6 +10,7 @@ const commands: Record<string, { load: () => Promise<{ run(argv: string[]): Prom
   'who-can': { load: () => import('./cli/who-can.ts'), help: 'list every subject that may do something, offline (RBAC)' },
   rbac: { load: () => import('./cli/rbac.ts'), help: 'rbac list: everything a subject may do, offline' },
   certs: { load: () => import('./cli/certs.ts'), help: 'make a development PKI (certs init)' },
+  proxy: { load: () => import('./cli/proxy.ts'), help: 'authenticating, authorizing reverse proxy in front of other services' },
 };
 
 function usage(): string {

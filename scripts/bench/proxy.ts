@@ -1,0 +1,131 @@
+// Scenario `proxy`: a hello-world upstream (scripts/bench/baseline-server.mjs) measured directly, then
+// through `portcullis proxy` (a real child process: bearer token + RBAC objects, bearer token + ABAC,
+// and delegation to a running Portcullis server with cached and uncached answers), then through
+// Debian's nginx as a plain reverse proxy when it is installed — all in the same run, 50 keep-alive
+// connections, best of 2 interleaved rounds. Target: ≥ 60 % of direct with cached decisions.
+import autocannon from 'autocannon';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startChild } from './child.ts';
+
+const duration = Number(process.env.BENCH_SECONDS ?? 5);
+const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const TOKEN = 'bench-proxy-token-0123456789abcdef';
+
+interface Figure { rps: number; p99: number }
+
+async function measure(url: string, headers: Record<string, string>): Promise<Figure> {
+  await autocannon({ url, connections: 50, duration: warmup, headers });
+  const r = await autocannon({ url, connections: 50, duration, headers });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
+  return { rps: r.requests.average, p99: r.latency.p99 };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A child that listens on a known port: ready when a TCP connect succeeds. */
+async function startOnPort(cmd: string, args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`${cmd} ${args.join(' ')} exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return child;
+    } catch {
+      await sleep(50);
+    }
+  }
+  child.kill();
+  throw new Error(`${cmd} did not listen on ${port}`);
+}
+
+const portcullis = (args: string[], port: number): Promise<ChildProcess> =>
+  startOnPort(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], port);
+
+export default async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-proxy-'));
+  const tokens = join(dir, 'tokens.csv');
+  writeFileSync(tokens, `${TOKEN},bench,uid-bench\nbench-proxy-self-token-0123456789,proxy,uid-proxy\n`, { mode: 0o600 });
+  const abac = join(dir, 'policy.jsonl');
+  const line = (spec: object): string => JSON.stringify({ apiVersion: 'abac.authorization.platform.io/v1beta1', kind: 'Policy', spec });
+  writeFileSync(abac, `${line({ user: 'bench', nonResourcePath: '*' })}\n${line({ user: 'proxy', namespace: '*', resource: '*', apiGroup: '*' })}\n`);
+  const rbac = join(dir, 'rbac.yaml');
+  writeFileSync(rbac, [
+    'apiVersion: rbac.authorization.platform.io/v1alpha1', 'kind: ClusterRole', 'metadata: {name: hello}',
+    'rules: [{verbs: [get], nonResourceURLs: ["/*"]}]', '---',
+    'apiVersion: rbac.authorization.platform.io/v1alpha1', 'kind: ClusterRoleBinding', 'metadata: {name: hello}',
+    'roleRef: {apiGroup: rbac.authorization.platform.io, kind: ClusterRole, name: hello}',
+    'subjects: [{kind: User, name: bench}]', '',
+  ].join('\n'));
+
+  const children: ChildProcess[] = [];
+  try {
+    const up = await startChild(process.execPath, ['scripts/bench/baseline-server.mjs']);
+    children.push(up.child);
+    const apiPort = await freePort();
+    children.push(await portcullis([`--insecure-port=${apiPort}`, '--insecure-bind-address=127.0.0.1', '--authorization-mode=ABAC', `--authorization-policy-file=${abac}`,
+      `--token-auth-file=${tokens}`, '--runtime-config=authentication.platform.io/v1beta1=true,authorization.platform.io/v1beta1=true'], apiPort));
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${apiPort}"}}]\nusers: [{name: u, user: {token: bench-proxy-self-token-0123456789}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n`);
+
+    const proxies: Array<[string, string[]]> = [
+      // forwarding alone: an ignore path (no authentication, no authorization)
+      ['proxy ignore path (forwarding only)', [`--token-auth-file=${tokens}`, `--rbac=${rbac}`, '--ignore-paths=/hello']],
+      ['proxy token+RBAC', [`--token-auth-file=${tokens}`, `--rbac=${rbac}`]],
+      ['proxy token+ABAC', [`--token-auth-file=${tokens}`, `--policy-file=${abac}`]],
+      ['proxy delegation, cached', [`--kubeconfig=${kubeconfig}`]],
+      ['proxy delegation, uncached', [`--kubeconfig=${kubeconfig}`, '--delegation-allowed-ttl=0', '--delegation-denied-ttl=0']],
+    ];
+    const targets: Array<[string, string]> = [['direct', `${up.url}/`]];
+    for (const [name, args] of proxies) {
+      const port = await freePort();
+      children.push(await portcullis(['proxy', `--upstream=${up.url}`, `--insecure-listen-address=127.0.0.1:${port}`, ...args], port));
+      targets.push([name, `http://127.0.0.1:${port}/hello`]);
+    }
+    const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+    if (nginx) {
+      const port = await freePort();
+      const conf = join(dir, 'nginx.conf');
+      writeFileSync(conf, `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+events { worker_connections 1024; }
+http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  upstream up { server ${up.url.replace('http://', '')}; keepalive 64; }
+  server { listen 127.0.0.1:${port}; location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; } } }\n`);
+      if (spawnSync(nginx, ['-t', '-c', conf], { stdio: 'ignore' }).status === 0) {
+        children.push(await startOnPort(nginx, ['-c', conf], port));
+        targets.push(['nginx reverse proxy', `http://127.0.0.1:${port}/hello`]);
+      } else console.log('proxy nginx: config test failed, skipped');
+    } else {
+      console.log('proxy nginx: not installed, skipped');
+    }
+
+    const best = new Map<string, Figure>();
+    for (let round = 0; round < 2; round++) {
+      for (const [name, url] of targets) {
+        const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
+        const prior = best.get(name);
+        if (!prior || f.rps > prior.rps) best.set(name, f);
+      }
+    }
+    const direct = best.get('direct')!;
+    console.log(`proxy direct hello-world: ${direct.rps.toFixed(0)} req/s, p99 ${direct.p99} ms`);
+    for (const [name] of targets.slice(1)) {
+      const f = best.get(name)!;
+      console.log(`${name}: ${f.rps.toFixed(0)} req/s (${((f.rps / direct.rps) * 100).toFixed(1)}% of direct), p99 ${f.p99} ms (${(f.p99 / Math.max(direct.p99, 1)).toFixed(1)}x direct)`);
+    }
+  } finally {
+    // proxies first, the upstream last: no request of a proxy meets a closed upstream
+    for (const c of children.reverse()) c.kill();
+  }
+}

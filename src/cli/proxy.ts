@@ -1,0 +1,98 @@
+// portcullis proxy: an authenticating, authorizing reverse proxy in front of other services
+// (the kube-rbac-proxy use). Routes from --config-file, or one upstream from --upstream. See docs/proxy.md.
+import { parseCommand } from './command.ts';
+import { entrypointFlag, helpFlag, policySourceFlags, policySourceValues } from './common-flags.ts';
+import { authentication, type AuthenticationOptions } from '../config/authentication.ts';
+import { buildConcern } from '../config/concern.ts';
+
+// The server's authentication flags that the proxy wires (named, so a flag added to the server later
+// is not accepted here before the proxy builds its authenticator). --service-account-lookup needs the store.
+const PROXY_AUTHN_FLAGS = [
+  'client-ca-file', 'token-auth-file', 'basic-auth-file', 'anonymous-auth', 'service-account-key-file',
+  'requestheader-client-ca-file', 'requestheader-allowed-names', 'requestheader-username-headers',
+  'requestheader-group-headers', 'requestheader-extra-headers-prefix',
+];
+const authnFlags = authentication.flags.filter((f) => PROXY_AUTHN_FLAGS.includes(f.name));
+
+const spec = {
+  usage: [
+    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --kubeconfig F)',
+    'portcullis proxy --config-file ROUTES.yaml ...',
+  ],
+  about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404; requests without credentials 401 unless --anonymous-auth (off here, unlike the server). Policy files are reloaded when they change. See docs/proxy.md.',
+  flags: [
+    { name: 'config-file', key: 'config-file', type: 'string', value: 'FILE', help: 'Routes (YAML): see docs/proxy.md. Not with --upstream.' },
+    { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https:// or unix:/path.' },
+    { name: 'upstream-ca-file', key: 'upstream-ca-file', type: 'string', value: 'FILE', help: 'CA bundle that verifies an https upstream.' },
+    { name: 'upstream-client-cert-file', key: 'upstream-client-cert-file', type: 'string', value: 'FILE', help: 'Client certificate presented to the upstream.' },
+    { name: 'upstream-client-key-file', key: 'upstream-client-key-file', type: 'string', value: 'FILE', help: 'Key of --upstream-client-cert-file.' },
+    { name: 'allow-paths', key: 'allow-paths', type: 'list', value: 'GLOB', help: 'Only these paths are proxied (others 404); default: every path.' },
+    { name: 'ignore-paths', key: 'ignore-paths', type: 'list', value: 'GLOB', help: 'Paths proxied without authentication or authorization (probes).' },
+    { name: 'upstream-identity', key: 'upstream-identity', type: 'string', choices: ['headers', 'impersonate', 'none'], help: 'How the caller reaches the upstream (single-upstream mode).' },
+    { name: 'secure-listen-address', key: 'secure-listen-address', type: 'string', value: 'HOST:PORT', help: 'HTTPS listener.' },
+    { name: 'insecure-listen-address', key: 'insecure-listen-address', type: 'string', value: 'HOST:PORT', help: 'Plain HTTP listener.' },
+    { name: 'tls-cert-file', key: 'tls-cert-file', type: 'string', value: 'FILE', help: 'Serving certificate.' },
+    { name: 'tls-private-key-file', key: 'tls-private-key-file', type: 'string', value: 'FILE', help: 'Serving key.' },
+    ...authnFlags,
+    { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
+    { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
+    { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
+    ...policySourceFlags,
+    entrypointFlag,
+    helpFlag,
+  ],
+} as const;
+
+export async function run(argv: string[]): Promise<number> {
+  const line = parseCommand(spec, argv);
+  if (typeof line === 'number') return line;
+  const v = line.values;
+  try {
+    const { readProxyConfig, singleUpstreamConfig } = await import('../config/proxy.ts');
+    if (!!v['config-file'] === !!v.upstream) throw new Error('give one of --config-file and --upstream');
+    const config = v['config-file']
+      ? readProxyConfig(v['config-file'])
+      : singleUpstreamConfig({
+          upstream: { url: v.upstream!, caFile: v['upstream-ca-file'], clientCertFile: v['upstream-client-cert-file'], clientKeyFile: v['upstream-client-key-file'] },
+          allowPaths: v['allow-paths'] ?? [],
+          ignorePaths: v['ignore-paths'] ?? [],
+          identity: v['upstream-identity'] ?? 'headers',
+        });
+    const { startProxy } = await import('../proxy/start.ts');
+    // the parser checked each value against its flag's type, so the keys hold the concern's types
+    const given: Partial<AuthenticationOptions> = {};
+    for (const f of authnFlags) {
+      const value = (v as Record<string, unknown>)[f.key];
+      if (value !== undefined) Object.assign(given, { [f.key]: value });
+    }
+    // a proxy lets no one in unnamed unless asked to
+    const authn = buildConcern(authentication, given, { ...authentication.defaults(), anonymousAuth: false, serviceAccountLookup: false });
+    const running = await startProxy({
+      config,
+      secureListenAddress: v['secure-listen-address'],
+      insecureListenAddress: v['insecure-listen-address'],
+      tlsCertFile: v['tls-cert-file'],
+      tlsPrivateKeyFile: v['tls-private-key-file'],
+      authentication: authn,
+      policy: policySourceValues(v),
+      delegation: v.kubeconfig
+        ? {
+            kubeconfig: v.kubeconfig,
+            allowedTtlMs: v['delegation-allowed-ttl'] === undefined ? undefined : v['delegation-allowed-ttl'] * 1000,
+            deniedTtlMs: v['delegation-denied-ttl'] === undefined ? undefined : v['delegation-denied-ttl'] * 1000,
+          }
+        : undefined,
+      entrypoint: v.entrypoint,
+    });
+    for (const u of [running.secureUrl, running.insecureUrl]) if (u) process.stderr.write(`portcullis proxy: listening on ${u}\n`);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => { void running.close().then(resolve); };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    return 0;
+  } catch (e) {
+    process.stderr.write(`error: ${(e as Error).message}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,150 @@
+// Delegation (kube-rbac-proxy's mode): bearer tokens are checked with a TokenReview and decisions
+// made with a SubjectAccessReview against a remote API server named by a kubeconfig. Both answers are
+// cached — bounded by entries, allowed and denied with their own TTLs — because the remote round trip
+// is the slow part; a remote that cannot be reached is an error (401 for a token, 500 for a decision),
+// never an allow.
+import { createHash } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { AuthnError, type UserInfo } from '../authn/types.ts';
+import type { TokenAuthenticator } from '../authn/token.ts';
+import { toSubjectAccessReview } from '../authz/sar.ts';
+import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
+import { loadKubeconfig } from '../config/kubeconfig.ts';
+
+export interface DelegationOptions {
+  kubeconfig: string;
+  /** TTLs of cached answers. */
+  allowedTtlMs?: number;
+  deniedTtlMs?: number;
+  /** Entries per cache (tokens, decisions). */
+  maxEntries?: number;
+  timeoutMs?: number;
+}
+
+export interface Delegation {
+  tokenReview: TokenAuthenticator;
+  subjectAccessReview: Authorizer;
+  /** Remote calls made (tests and metrics: the caches' effect). */
+  readonly calls: { tokenReviews: number; subjectAccessReviews: number };
+  close(): Promise<void>;
+}
+
+/** A TTL cache bounded by entries; the oldest insertion goes first when full. */
+class TtlCache<V> {
+  private readonly m = new Map<string, { v: V; expires: number }>();
+  constructor(private readonly max: number) {}
+  get(k: string): V | undefined {
+    const e = this.m.get(k);
+    if (!e) return undefined;
+    if (e.expires <= Date.now()) { this.m.delete(k); return undefined; }
+    return e.v;
+  }
+  set(k: string, v: V, ttlMs: number): void {
+    if (ttlMs <= 0) return;
+    this.m.delete(k);
+    if (this.m.size >= this.max) this.m.delete(this.m.keys().next().value!);
+    this.m.set(k, { v, expires: Date.now() + ttlMs });
+  }
+}
+
+const digest = (s: string): string => createHash('sha256').update(s).digest('base64');
+const MAX_BODY = 1 << 20;
+const MAX_REASON = 4096;
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function createDelegation(o: DelegationOptions): Delegation {
+  const cfg = loadKubeconfig(o.kubeconfig);
+  const base = cfg.server.replace(/\/$/, '');
+  const agent = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, servername: cfg.tlsServerName, rejectUnauthorized: !cfg.insecureSkipTlsVerify } });
+  const auth: Record<string, string> = cfg.token
+    ? { authorization: `Bearer ${cfg.token}` }
+    : cfg.username !== undefined ? { authorization: `Basic ${Buffer.from(`${cfg.username}:${cfg.password ?? ''}`).toString('base64')}` } : {};
+  const allowedTtl = o.allowedTtlMs ?? 2 * 60_000;
+  const deniedTtl = o.deniedTtlMs ?? 10_000;
+  const max = o.maxEntries ?? 4096;
+  const timeout = o.timeoutMs ?? 10_000;
+  const calls = { tokenReviews: 0, subjectAccessReviews: 0 };
+
+  async function post(path: string, body: Json): Promise<Json> {
+    const res = await request(base + path, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...auth },
+      body: JSON.stringify(body),
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of res.body) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY) throw new Error('the API server answered with an oversized body');
+      chunks.push(c as Buffer);
+    }
+    // the status line only: the body may echo what was sent
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`the API server answered HTTP ${res.statusCode}`);
+    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString());
+    if (!isObj(parsed) || !isObj(parsed.status)) throw new Error('the API server answered without a status');
+    return parsed.status;
+  }
+
+  const users = new TtlCache<UserInfo | null>(max);
+  const tokenReview: TokenAuthenticator = {
+    name: 'token-review',
+    async authenticateToken(token: string): Promise<UserInfo | null> {
+      // keyed by a digest: the cache never holds a token
+      const key = digest(token);
+      const hit = users.get(key);
+      if (hit !== undefined) {
+        if (hit === null) throw new AuthnError('token rejected by the API server');
+        return hit;
+      }
+      calls.tokenReviews++;
+      let status: Json;
+      try {
+        status = await post('/apis/authentication.platform.io/v1beta1/tokenreviews', { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token } });
+      } catch {
+        throw new AuthnError('the token could not be reviewed');
+      }
+      const u = status.user;
+      if (status.authenticated !== true || !isObj(u) || typeof u.username !== 'string' || u.username === '') {
+        users.set(key, null, deniedTtl);
+        throw new AuthnError('token rejected by the API server');
+      }
+      const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+      const extra: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+      if (isObj(u.extra)) for (const [k, v] of Object.entries(u.extra)) extra[k] = strings(v);
+      const user: UserInfo = { name: u.username, groups: strings(u.groups), ...(typeof u.uid === 'string' && u.uid ? { uid: u.uid } : {}), ...(Object.keys(extra).length ? { extra: { ...extra } } : {}) };
+      users.set(key, user, allowedTtl);
+      return user;
+    },
+  };
+
+  const decisions = new TtlCache<Decision>(max);
+  const subjectAccessReview: Authorizer = {
+    name: 'SubjectAccessReview',
+    async authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
+      const spec = toSubjectAccessReview(user, attrs).spec;
+      const body = { apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec };
+      const key = digest(JSON.stringify(spec));
+      const hit = decisions.get(key);
+      if (hit) return hit;
+      calls.subjectAccessReviews++;
+      let status: Json;
+      try {
+        status = await post('/apis/authorization.platform.io/v1beta1/subjectaccessreviews', body);
+      } catch (e) {
+        return { allowed: false, reason: '', error: `subject access review: ${(e as Error).message}` };
+      }
+      const allowed = status.allowed === true;
+      const reason = typeof status.reason === 'string' ? status.reason.slice(0, MAX_REASON) : '';
+      const d: Decision = { allowed, reason };
+      decisions.set(key, d, allowed ? allowedTtl : deniedTtl);
+      return d;
+    },
+  };
+
+  return { tokenReview, subjectAccessReview, calls, close: () => agent.close() };
+}

@@ -1,0 +1,73 @@
+// The headers that cross the proxy. Inbound: hop-by-hop headers, the caller's credentials and every
+// identity or impersonation header the caller sent are dropped (only the proxy speaks for the caller).
+// Outbound: the authenticated identity is added, as identity headers or as impersonation headers.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { UserInfo } from '../authn/types.ts';
+import type { IdentityHeaderNames, IdentityMode } from '../config/proxy.ts';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host']);
+
+/** Names listed in Connection are hop-by-hop too (RFC 9110 §7.6.1). */
+function connectionTokens(headers: IncomingHttpHeaders | OutgoingHttpHeaders): Set<string> {
+  const c = headers.connection;
+  const list = Array.isArray(c) ? c.join(',') : typeof c === 'string' ? c : '';
+  return new Set(list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
+}
+
+export interface IdentityStrip {
+  exact: Set<string>;
+  prefixes: string[];
+}
+
+/** Every identity header name a caller might use to speak for someone: ours, the defaults, impersonation. */
+export function identityStrip(names: IdentityHeaderNames): IdentityStrip {
+  return {
+    exact: new Set([names.user, names.group, 'x-remote-user', 'x-remote-group', 'impersonate-user', 'impersonate-group', 'impersonate-uid'].map((s) => s.toLowerCase())),
+    prefixes: [names.extraPrefix.toLowerCase(), 'x-remote-extra-', 'impersonate-extra-'],
+  };
+}
+
+/** The headers to send upstream: the inbound ones minus hop-by-hop, credentials and identity headers. */
+export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): OutgoingHttpHeaders {
+  const conn = connectionTokens(inbound);
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(inbound)) {
+    if (v === undefined) continue;
+    const l = k.toLowerCase();
+    if (HOP_BY_HOP.has(l) || conn.has(l)) continue;
+    if (stripCredentials && l === 'authorization') continue;
+    if (strip.exact.has(l) || strip.prefixes.some((p) => l.startsWith(p))) continue;
+    out[l] = v;
+  }
+  return out;
+}
+
+/** The response headers to send back: the upstream's minus hop-by-hop. */
+export function downstreamHeaders(inbound: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const conn = connectionTokens(inbound);
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(inbound)) {
+    if (v === undefined) continue;
+    const l = k.toLowerCase();
+    if ((HOP_BY_HOP.has(l) && l !== 'host') || conn.has(l)) continue;
+    out[l] = v;
+  }
+  return out;
+}
+
+// header values carry no CR/LF (Node refuses them); extra keys are restricted to token characters
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Add the caller's identity in the route's form. */
+export function addIdentity(out: OutgoingHttpHeaders, user: UserInfo, mode: IdentityMode, names: IdentityHeaderNames): void {
+  if (mode === 'none') return;
+  const [u, g, extra] = mode === 'impersonate' ? ['impersonate-user', 'impersonate-group', 'impersonate-extra-'] : [names.user.toLowerCase(), names.group.toLowerCase(), names.extraPrefix.toLowerCase()];
+  out[u] = user.name;
+  if (user.groups.length) out[g] = [...user.groups];
+  if (mode === 'impersonate' && user.uid) out['impersonate-uid'] = user.uid;
+  for (const [key, values] of Object.entries(user.extra ?? {})) {
+    // extra keys travel percent-encoded (the reference's convention), so any key survives as a header name
+    const name = extra + encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    if (TOKEN.test(name) && values.length) out[name] = [...values];
+  }
+}

@@ -1,0 +1,40 @@
+// The request target, checked before any route is matched: a path that could mean two things (to us
+// and to the upstream) is refused with 400 rather than normalised, so the route and the checks see
+// exactly what the upstream will act on.
+import { errors, type StatusError } from '../request/errors.ts';
+
+export interface CleanTarget {
+  /** The path decoded, for matching and authorization. */
+  path: string;
+  /** The path as received, forwarded unchanged (it decodes to `path`). */
+  rawPath: string;
+  /** The query without `?` ('' when none). */
+  query: string;
+}
+
+const MAX_TARGET = 8192;
+
+/** The target split and checked, or the 400 to answer. */
+export function cleanTarget(url: string | undefined): CleanTarget | StatusError {
+  const target = url ?? '';
+  if (!target.startsWith('/') || target.length > MAX_TARGET) return errors.badRequest('the request target must be an absolute path');
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  // encoded separators and backslashes are read as separators by some upstreams and not by others
+  if (/%2f|%5c|%00|\\/i.test(rawPath)) return errors.badRequest('encoded slashes, backslashes and NUL are not allowed in the path');
+  let path: string;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    return errors.badRequest('the path is not valid percent-encoding');
+  }
+  const segments = path.split('/').slice(1);
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    if (s === '.' || s === '..') return errors.badRequest('the path may not contain . or .. segments');
+    // a trailing slash is an empty last segment and fine; `//` inside is not
+    if (s === '' && i < segments.length - 1) return errors.badRequest('the path may not contain empty segments (//)');
+  }
+  return { path, rawPath, query };
+}

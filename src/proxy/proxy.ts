@@ -1,0 +1,208 @@
+// The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
+// find the route (none: 404), authenticate and run every check of the route through the front door's
+// steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { UserInfo } from '../authn/types.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { ProxyConfig, RouteSpec } from '../config/proxy.ts';
+import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/authenticate.ts';
+import { authorizeRequest } from '../frontdoor/authorize.ts';
+import { errors, StatusError } from '../request/errors.ts';
+import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
+import { cleanTarget } from './path.ts';
+import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
+import { openUpstream, type Upstream } from './upstream.ts';
+
+export interface ProxyDeps {
+  config: ProxyConfig;
+  authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  /** An authenticating proxy in front of this one is trusted (repeated X-Remote-Group headers). */
+  proxyHeaders: boolean;
+  log?: (msg: string) => void;
+}
+
+export interface AuthProxy {
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): void;
+}
+
+interface Admitted {
+  route: RouteSpec;
+  upstream: Upstream;
+  /** Path and query to forward, as received. */
+  target: string;
+  user?: UserInfo;
+}
+
+/** JSON Status for API clients (and clients that say nothing), plain text for the rest. */
+function wantsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return /json|^\s*\*\/\*\s*$/i.test(accept);
+}
+
+function statusBody(err: StatusError, accept: string | undefined): { type: string; body: string } {
+  return wantsJson(accept)
+    ? { type: 'application/json', body: JSON.stringify(err.toStatus()) }
+    : { type: 'text/plain; charset=utf-8', body: `${err.message}\n` };
+}
+
+function cleanPathForLog(url: string | undefined): string {
+  const u = url ?? '';
+  const q = u.indexOf('?');
+  return (q < 0 ? u : u.slice(0, q)).slice(0, 512);
+}
+
+function asStatus(e: unknown): StatusError {
+  return e instanceof StatusError ? e : errors.internal(e instanceof Error ? e : new Error(String(e)));
+}
+
+export function createAuthProxy(deps: ProxyDeps): AuthProxy {
+  const { config, authenticator, authorizer, proxyHeaders } = deps;
+  const log = deps.log ?? (() => {});
+  const upstreams = new Map<string, Upstream>();
+  const routes: { matcher: RouteMatcher; upstream: Upstream }[] = config.routes.map((spec) => {
+    const key = JSON.stringify(spec.upstream);
+    const up = upstreams.get(key) ?? openUpstream(spec.upstream);
+    upstreams.set(key, up);
+    return { matcher: routeMatcher(spec), upstream: up };
+  });
+  const strip = identityStrip(config.identityHeaders);
+
+  async function admit(req: IncomingMessage): Promise<Admitted> {
+    const t = cleanTarget(req.url);
+    if (t instanceof StatusError) throw t;
+    const host = hostOf(req.headers.host);
+    for (const { matcher, upstream } of routes) {
+      const rest = matcher.match(host, t.path);
+      if (rest === undefined) continue;
+      const route = matcher.spec;
+      const target = t.query ? `${t.rawPath}?${t.query}` : t.rawPath;
+      if (route.ignore) return { route, upstream, target };
+      const user = await authenticateRequest(authenticator, req, proxyHeaders);
+      const input = { method: req.method ?? 'GET', path: t.path, rest, query: new URLSearchParams(t.query), headers: req.headers };
+      // every check must pass; the first denial answers
+      for (const check of route.checks) {
+        const attrs = attributesOf(check, input);
+        if (attrs instanceof StatusError) throw attrs;
+        await authorizeRequest(authorizer, user, attrs);
+      }
+      return { route, upstream, target, user };
+    }
+    // the routes are an allow-list
+    throw errors.notFound({ group: '', resource: '' }, t.path);
+  }
+
+  function outbound(req: IncomingMessage, a: Admitted) {
+    const headers = upstreamHeaders(req.headers, strip, true);
+    if (a.user) addIdentity(headers, a.user, a.route.identity, config.identityHeaders);
+    headers.host = a.upstream.host;
+    const prior = req.headers['x-forwarded-for'];
+    const peer = req.socket.remoteAddress ?? '';
+    headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${peer}` : peer;
+    if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
+    headers['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
+    return headers;
+  }
+
+  function fail(res: ServerResponse, req: IncomingMessage, e: unknown): void {
+    const err = asStatus(e);
+    if (err.code >= 500) {
+      const d = err.logDetail?.detail;
+      // the path only: a query may carry secrets
+      log(`portcullis proxy: ${req.method} ${cleanPathForLog(req.url)}: ${err.message}${d === undefined ? '' : `: ${d instanceof Error ? d.message : JSON.stringify(d)}`}`);
+    }
+    if (res.headersSent) { res.destroy(); return; }
+    const { type, body } = statusBody(err, req.headers.accept);
+    res.writeHead(err.code, { ...err.headers, 'content-type': type, 'content-length': Buffer.byteLength(body), 'x-content-type-options': 'nosniff' });
+    res.end(body);
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    admit(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
+      // the body is not read: drain it so the connection can be reused
+      req.resume();
+      fail(res, req, e);
+    });
+  }
+
+  // A request without a body that failed on a reused keep-alive socket (closed by the upstream as we
+  // sent) is sent once more on a fresh one, as browsers and Go's transport do.
+  const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+  function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    const method = req.method ?? 'GET';
+    const up = a.upstream.request(method, a.target, headers);
+    up.on('response', (ur) => {
+      res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
+      ur.pipe(res);
+      ur.on('error', () => res.destroy());
+    });
+    let aborted = false;
+    up.on('error', (e) => {
+      if (aborted) return;
+      if (mayRetry && up.reusedSocket && !res.headersSent && RETRYABLE.has(method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) {
+        res.off('close', onClose);
+        forward(req, res, a, headers, false);
+        return;
+      }
+      fail(res, req, Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } }));
+    });
+    // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
+    const onClose = (): void => { if (!res.writableFinished) { aborted = true; up.destroy(); } };
+    res.on('close', onClose);
+    // a retry is only made for a request without a body, which the first attempt has consumed
+    if (mayRetry) req.pipe(up);
+    else up.end();
+  }
+
+  function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {
+    const err = asStatus(e);
+    const { type, body } = statusBody(err, req.headers.accept);
+    const extra = Object.entries(err.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`);
+  }
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    admit(req).then((a) => {
+      const headers = outbound(req, a);
+      headers.connection = 'Upgrade';
+      if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
+      const up = a.upstream.request(req.method ?? 'GET', a.target, headers);
+      up.on('upgrade', (ur, us, uhead) => {
+        const lines = [`HTTP/1.1 101 Switching Protocols`];
+        for (let i = 0; i < ur.rawHeaders.length; i += 2) lines.push(`${ur.rawHeaders[i]}: ${ur.rawHeaders[i + 1]}`);
+        socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+        if (uhead.length) socket.write(uhead);
+        if (head.length) us.write(head);
+        us.on('error', () => socket.destroy());
+        socket.on('close', () => us.destroy());
+        us.on('close', () => socket.destroy());
+        us.pipe(socket);
+        socket.pipe(us);
+      });
+      up.on('response', (ur) => {
+        // the upstream declined the upgrade: relay its answer and close
+        const lines = [`HTTP/1.1 ${ur.statusCode ?? 502} ${ur.statusMessage ?? ''}`];
+        for (let i = 0; i < ur.rawHeaders.length; i += 2) {
+          if (!/^(connection|transfer-encoding|keep-alive)$/i.test(ur.rawHeaders[i])) lines.push(`${ur.rawHeaders[i]}: ${ur.rawHeaders[i + 1]}`);
+        }
+        socket.write(`${lines.join('\r\n')}\r\nconnection: close\r\n\r\n`);
+        ur.pipe(socket);
+      });
+      up.on('error', () => refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`)));
+      up.end();
+    }, (e: unknown) => refuseUpgrade(socket, req, e));
+  }
+
+  return {
+    handle,
+    upgrade,
+    close() {
+      for (const u of upstreams.values()) u.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+// Routes: which configured route a request belongs to (first match wins, in file order) and the
+// authorization attributes each of its checks asks about.
+import type { AuthzAttributes } from '../authz/types.ts';
+import type { CheckSpec, RouteSpec, ValueSource } from '../config/proxy.ts';
+import { errors, type StatusError } from '../request/errors.ts';
+
+export interface RouteMatcher {
+  spec: RouteSpec;
+  /** The path's remainder after a prefix (for pathSegment), or the whole path for a glob. */
+  match(host: string, path: string): string | undefined;
+}
+
+function globRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') { re += '.*'; i++; }
+    else if (c === '*') re += '[^/]*';
+    else re += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 's');
+}
+
+export function routeMatcher(spec: RouteSpec): RouteMatcher {
+  const re = spec.glob ? globRegExp(spec.glob) : undefined;
+  const prefix = spec.prefix === '/' ? '' : spec.prefix;
+  return {
+    spec,
+    match(host, path) {
+      if (spec.host && spec.host !== host) return undefined;
+      if (re) return re.test(path) ? path : undefined;
+      if (path === prefix || prefix === '') return path.slice(prefix!.length) || '/';
+      if (path.startsWith(`${prefix}/`)) return path.slice(prefix!.length);
+      return undefined;
+    },
+  };
+}
+
+/** The Host header without its port, lower-cased ('' when absent). */
+export function hostOf(header: string | undefined): string {
+  const h = (header ?? '').toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const colon = h.lastIndexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+const RESOURCE_VERBS: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+
+export interface CheckInput {
+  method: string;
+  path: string;
+  /** Path after the route's prefix. */
+  rest: string;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+function valueOf(src: ValueSource, at: CheckInput, field: string): string | StatusError {
+  if ('literal' in src) return src.literal;
+  let v: string | undefined;
+  if ('query' in src) {
+    const all = at.query.getAll(src.query);
+    if (all.length > 1) return errors.badRequest(`query parameter ${src.query} given more than once`);
+    v = all[0];
+  } else if ('header' in src) {
+    const h = at.headers[src.header];
+    if (Array.isArray(h)) return errors.badRequest(`header ${src.header} given more than once`);
+    v = h;
+  } else {
+    v = at.rest.split('/').filter(Boolean)[src.pathSegment];
+  }
+  if (v === undefined || v === '') return errors.badRequest(`the request does not say the ${field} this route authorizes on`);
+  // a value may not smuggle a second path segment into a resource or name
+  if (v.includes('/')) return errors.badRequest(`the ${field} may not contain /`);
+  return v;
+}
+
+/** The attributes of one check, or the 400 when the request lacks a value the check takes from it. */
+export function attributesOf(check: CheckSpec, at: CheckInput): AuthzAttributes | StatusError {
+  if (check.kind === 'nonResource') {
+    return { isResourceRequest: false, path: at.path, verb: check.verb ?? at.method.toLowerCase(), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  }
+  const out: AuthzAttributes = { isResourceRequest: true, path: '', verb: RESOURCE_VERBS[at.method] ?? at.method.toLowerCase(), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  for (const f of ['verb', 'apiGroup', 'apiVersion', 'resource', 'subresource', 'namespace', 'name'] as const) {
+    const src = check[f];
+    if (!src) continue;
+    const v = valueOf(src, at, f);
+    if (typeof v !== 'string') return v;
+    out[f] = v;
+  }
+  return out;
+}

@@ -1,0 +1,141 @@
+// `portcullis proxy` assembled: the authenticator union and the policy (the same builders as the
+// server; no store is opened), the routes, and the listeners. Used by the command and by the tests.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { buildAuthenticator } from '../authn/build.ts';
+import { readServiceAccountKeys, serviceAccountTokenAuthenticator } from '../authn/service-account.ts';
+import { authorizerFromSources } from '../authz/offline.ts';
+import { alwaysDeny } from '../authz/always.ts';
+import { UnionAuthorizer } from '../authz/union.ts';
+import type { Authorizer } from '../authz/types.ts';
+import type { AuthenticationOptions } from '../config/authentication.ts';
+import type { ProxyConfig } from '../config/proxy.ts';
+import { createAuthProxy } from './proxy.ts';
+import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
+import { reloadingAuthorizer, type ReloadingAuthorizer } from './reloading-authorizer.ts';
+
+export interface ProxyOptions {
+  config: ProxyConfig;
+  /** host:port for HTTPS (needs tlsCertFile/tlsPrivateKeyFile); port 0 picks one. */
+  secureListenAddress?: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  /** host:port for plain HTTP. */
+  insecureListenAddress?: string;
+  /** The server's authentication options (--service-account-lookup is not available: no store). */
+  authentication?: Partial<AuthenticationOptions>;
+  /** Policy sources as `portcullis can-i` takes them: policy-file (ABAC), rbac, bundle. */
+  policy: Record<string, string[] | undefined>;
+  entrypoint?: string;
+  /** TokenReview + SubjectAccessReview against a remote API server (after the local authenticators and policy). */
+  delegation?: DelegationOptions;
+  log?: (msg: string) => void;
+}
+
+export interface RunningProxy {
+  /** https://host:port when a secure listener is up. */
+  secureUrl?: string;
+  insecureUrl?: string;
+  authorizer?: ReloadingAuthorizer;
+  delegation?: Delegation;
+  close(): Promise<void>;
+}
+
+function splitAddress(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  if (i < 0) throw new Error(`listen address ${JSON.stringify(addr)}: want host:port`);
+  const port = Number(addr.slice(i + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`listen address ${JSON.stringify(addr)}: bad port`);
+  return { host: addr.slice(0, i).replace(/^\[|\]$/g, '') || '0.0.0.0', port };
+}
+
+function listen(server: http.Server, addr: string): Promise<string> {
+  const { host, port } = splitAddress(addr);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const a = server.address() as AddressInfo;
+      resolve(a.family === 'IPv6' ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`);
+    });
+  });
+}
+
+export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
+  const log = o.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  if (!o.secureListenAddress && !o.insecureListenAddress) throw new Error('give --secure-listen-address or --insecure-listen-address');
+  if (o.secureListenAddress && (!o.tlsCertFile || !o.tlsPrivateKeyFile)) throw new Error('--secure-listen-address needs --tls-cert-file and --tls-private-key-file');
+  const authn = o.authentication ?? {};
+  const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
+  const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
+  const authenticator = await buildAuthenticator({
+    clientCaFile: authn.clientCaFile,
+    tokenAuthFile: authn.tokenAuthFile,
+    basicAuthFile: authn.basicAuthFile,
+    // a proxy lets no one in unnamed unless asked to
+    anonymousAuth: authn.anonymousAuth ?? false,
+    tokenSources: [
+      ...(saKeys ? [serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) })] : []),
+      ...(delegation ? [delegation.tokenReview] : []),
+    ],
+    requestHeader: authn.requestheaderClientCaFile
+      ? {
+          clientCaFile: authn.requestheaderClientCaFile,
+          allowedNames: authn.requestheaderAllowedNames,
+          usernameHeaders: authn.requestheaderUsernameHeaders,
+          groupHeaders: authn.requestheaderGroupHeaders,
+          extraHeaderPrefixes: authn.requestheaderExtraHeadersPrefix,
+        }
+      : undefined,
+  });
+  const trustsProxy = !!authn.requestheaderClientCaFile;
+
+  const files = Object.values(o.policy).flatMap((v) => v ?? []);
+  const needsPolicy = o.config.routes.some((r) => !r.ignore);
+  let authorizer: ReloadingAuthorizer | undefined;
+  if (files.length) authorizer = await reloadingAuthorizer(files, () => authorizerFromSources(o.policy, o.entrypoint), log);
+  else if (needsPolicy && !delegation) throw new Error('routes that are not `ignore` need a policy: --policy-file, --rbac, --bundle or --kubeconfig');
+  const local: Authorizer[] = [...(authorizer ? [authorizer] : []), ...(delegation ? [delegation.subjectAccessReview] : [])];
+
+  const proxy = createAuthProxy({ config: o.config, authenticator, authorizer: local.length === 0 ? alwaysDeny : local.length === 1 ? local[0] : new UnionAuthorizer(local), proxyHeaders: trustsProxy, log });
+  const servers: http.Server[] = [];
+  const out: RunningProxy = { authorizer, delegation, close: async () => {} };
+  const wire = (s: http.Server): http.Server => {
+    s.on('request', proxy.handle);
+    s.on('upgrade', proxy.upgrade);
+    // bounded: a slow client cannot hold a connection open forever before sending its headers
+    s.headersTimeout = 30_000;
+    s.requestTimeout = 0;
+    servers.push(s);
+    return s;
+  };
+  try {
+    if (o.secureListenAddress) {
+      const s = wire(https.createServer({
+        cert: readFileSync(o.tlsCertFile!),
+        key: readFileSync(o.tlsPrivateKeyFile!),
+        // the x509 authenticator verifies the chain against --client-ca-file; the handshake only asks
+        requestCert: !!(authn.clientCaFile || trustsProxy),
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.2',
+      }));
+      out.secureUrl = `https://${await listen(s, o.secureListenAddress)}`;
+    }
+    if (o.insecureListenAddress) out.insecureUrl = `http://${await listen(wire(http.createServer()), o.insecureListenAddress)}`;
+  } catch (e) {
+    for (const s of servers) s.close();
+    authorizer?.close();
+    proxy.close();
+    await delegation?.close();
+    throw e;
+  }
+  out.close = async () => {
+    authorizer?.close();
+    await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
+    proxy.close();
+    await delegation?.close();
+  };
+  return out;
+}

@@ -1,0 +1,53 @@
+// One upstream: how to open a request to it (http, https with a CA and client certificate, or a unix
+// socket), with a keep-alive agent of its own. Files are read once, at start.
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { UpstreamSpec } from '../config/proxy.ts';
+
+export interface Upstream {
+  /** The request to the upstream for an incoming path+query (the upstream's base path prepended). */
+  request(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http.ClientRequest;
+  /** Host header value for the upstream (the caller's Host is forwarded as X-Forwarded-Host). */
+  readonly host: string;
+  close(): void;
+}
+
+// Idle keep-alive sockets are dropped after 4 s, before a Node upstream's default 5 s keep-alive
+// timeout closes them under us (a request sent on a socket the upstream is closing fails).
+const IDLE = { keepAlive: true, maxSockets: 256, timeout: 4000 } as const;
+
+export function openUpstream(spec: UpstreamSpec): Upstream {
+  if (spec.url.startsWith('unix:')) {
+    // unix:/path/sock or unix:/path/sock:/base
+    const rest = spec.url.slice('unix:'.length);
+    const sep = rest.indexOf(':');
+    const socketPath = sep < 0 ? rest : rest.slice(0, sep);
+    const base = sep < 0 ? '' : rest.slice(sep + 1).replace(/\/$/, '');
+    const agent = new http.Agent(IDLE);
+    return {
+      host: 'localhost',
+      request: (method, path, headers) => http.request({ socketPath, method, path: base + path, headers, agent }),
+      close: () => agent.destroy(),
+    };
+  }
+  const u = new URL(spec.url);
+  const base = u.pathname.replace(/\/$/, '');
+  const secure = u.protocol === 'https:';
+  const agent = secure
+    ? new https.Agent({
+        ...IDLE,
+        ca: spec.caFile ? readFileSync(spec.caFile) : undefined,
+        cert: spec.clientCertFile ? readFileSync(spec.clientCertFile) : undefined,
+        key: spec.clientKeyFile ? readFileSync(spec.clientKeyFile) : undefined,
+      })
+    : new http.Agent(IDLE);
+  const hostname = u.hostname.replace(/^\[|\]$/g, '');
+  const port = u.port ? Number(u.port) : secure ? 443 : 80;
+  const request = secure ? https.request : http.request;
+  return {
+    host: u.host,
+    request: (method, path, headers) => request({ hostname, port, method, path: base + path, headers, agent }),
+    close: () => agent.destroy(),
+  };
+}
