@@ -2,10 +2,11 @@
 // in that order) and the identity service (a password checker). Files they name are read here, at
 // start; a bad one fails the start with its name.
 import { readFileSync } from 'node:fs';
-import { parseRequiredClaims, type AuthenticationOptions } from '../config/authentication.ts';
+import { parseDuration, parseRequiredClaims, type AuthenticationOptions } from '../config/authentication.ts';
 import type { Authenticator } from './types.ts';
 import type { TokenAuthenticator } from './token.ts';
 import { oidcAuthenticator } from './oidc.ts';
+import { webhookTokenAuthenticator } from './webhook-token.ts';
 
 export interface RemoteAuthenticators {
   tokenSources: TokenAuthenticator[];
@@ -27,6 +28,15 @@ export function remoteTokenSources(options: AuthenticationOptions, log?: (msg: s
         requiredClaims: parseRequiredClaims(options.oidcRequiredClaim),
         signingAlgs: options.oidcSigningAlgs,
         log,
+      }),
+    );
+  }
+  if (options.authenticationTokenWebhookConfigFile !== undefined) {
+    out.tokenSources.push(
+      webhookTokenAuthenticator({
+        configFile: options.authenticationTokenWebhookConfigFile,
+        cacheTtlMs: parseDuration(options.authenticationTokenWebhookCacheTtl),
+        version: options.authenticationTokenWebhookVersion,
       }),
     );
   }
