@@ -7,6 +7,7 @@ import type { Authenticator } from './types.ts';
 import type { TokenAuthenticator } from './token.ts';
 import { oidcAuthenticator } from './oidc.ts';
 import { webhookTokenAuthenticator } from './webhook-token.ts';
+import { keystoneAuthenticator } from './keystone.ts';
 
 export interface RemoteAuthenticators {
   tokenSources: TokenAuthenticator[];
@@ -37,6 +38,14 @@ export function remoteTokenSources(options: AuthenticationOptions, log?: (msg: s
         configFile: options.authenticationTokenWebhookConfigFile,
         cacheTtlMs: parseDuration(options.authenticationTokenWebhookCacheTtl),
         version: options.authenticationTokenWebhookVersion,
+      }),
+    );
+  }
+  if (options.experimentalKeystoneUrl !== undefined) {
+    out.passwordAuthenticators.push(
+      keystoneAuthenticator({
+        url: options.experimentalKeystoneUrl,
+        ca: options.experimentalKeystoneCaFile ? readFileSync(options.experimentalKeystoneCaFile, 'utf8') : undefined,
       }),
     );
   }
