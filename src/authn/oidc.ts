@@ -47,7 +47,7 @@ function discoveryUrl(issuer: string): string {
   return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 }
 
-export function oidcAuthenticator(opts: OidcOptions): TokenAuthenticator & { ready(): Promise<boolean> } {
+export function oidcAuthenticator(opts: OidcOptions): TokenAuthenticator {
   const agent: Agent = tlsAgent({ ca: opts.ca });
   const log = opts.log ?? (() => {});
   let provider: Provider | undefined;
@@ -162,9 +162,6 @@ export function oidcAuthenticator(opts: OidcOptions): TokenAuthenticator & { rea
 
   return {
     name: 'oidc',
-    async ready() {
-      return (await currentProvider()) !== undefined;
-    },
     async authenticateToken(token: string): Promise<UserInfo | null> {
       let unverified: JWTPayload;
       try {

@@ -53,7 +53,7 @@ export function userOfReview(review: JsonValue | undefined): UserInfo | null {
   return user;
 }
 
-export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthenticator & { readonly cacheSize: number } {
+export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthenticator {
   const cfg = loadKubeconfig(opts.configFile);
   if (!cfg.server.startsWith('https://')) throw new Error(`${opts.configFile}: the token webhook server URL must use https`);
   const agent = tlsAgent({ ca: cfg.ca, cert: cfg.cert, key: cfg.key, servername: cfg.tlsServerName, insecureSkipTlsVerify: cfg.insecureSkipTlsVerify });
@@ -73,9 +73,6 @@ export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthe
 
   return {
     name: 'webhook-token',
-    get cacheSize() {
-      return cache.size;
-    },
     async authenticateToken(token: string): Promise<UserInfo | null> {
       const key = createHash('sha256').update(token, 'utf8').digest('base64');
       const now = Date.now();
@@ -84,13 +81,13 @@ export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthe
       let user: UserInfo | null;
       try {
         user = await ask(token);
-      } catch (e) {
+      } catch {
         // one retry after a short pause, as the reference's backoff starts at 500 ms
         await new Promise((r) => setTimeout(r, 500));
         try {
           user = await ask(token);
         } catch (e2) {
-          throw new AuthnError(`token webhook: ${failureText(e2 ?? e)}`);
+          throw new AuthnError(`token webhook: ${failureText(e2)}`);
         }
       }
       cache.delete(key);
