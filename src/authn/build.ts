@@ -42,6 +42,8 @@ export interface AuthnOptions {
   requestHeader?: RequestHeaderOptions;
   /** --anonymous-auth (default true). */
   anonymousAuth?: boolean;
+  /** Password checkers run after the basic-auth file (identity service). */
+  passwordAuthenticators?: Authenticator[];
   /** More bearer-token sources after the token file (service-account JWT, webhook, OIDC). */
   tokenSources?: TokenAuthenticator[];
   /** More request authenticators, run last. */
@@ -82,6 +84,7 @@ export async function buildAuthenticator(opts: AuthnOptions): Promise<BuiltAuthe
     chain.push(requestHeaderAuthenticator(CertPool.fromFile(rh.clientCaFile), { ...proxyNames, allowedNames: rh.allowedNames ?? [] }));
   }
   if (opts.basicAuthFile) chain.push(basicAuthenticatorFromFile(opts.basicAuthFile));
+  chain.push(...(opts.passwordAuthenticators ?? []));
   if (opts.clientCaFile) chain.push(x509Authenticator(CertPool.fromFile(opts.clientCaFile)));
 
   const sources: TokenAuthenticator[] = [];

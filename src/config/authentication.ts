@@ -14,6 +14,26 @@ export interface AuthenticationOptions {
   requestheaderExtraHeadersPrefix: string[];
   serviceAccountKeyFile: string[];
   serviceAccountLookup: boolean;
+  /** OpenID Connect (authn-authz §4.8): on when the issuer URL is set. */
+  oidcIssuerUrl?: string;
+  oidcClientId?: string;
+  oidcCaFile?: string;
+  oidcUsernameClaim: string;
+  /** Absent: the reference's rule (email as is, other claims `<issuer>#`); `-`: no prefix. */
+  oidcUsernamePrefix?: string;
+  oidcGroupsClaim?: string;
+  oidcGroupsPrefix?: string;
+  /** `claim=value` pairs every token must carry. */
+  oidcRequiredClaim: string[];
+  oidcSigningAlgs: string[];
+  /** Webhook token authentication (§4.9): a kubeconfig naming the https TokenReview service. */
+  authenticationTokenWebhookConfigFile?: string;
+  /** Go-style duration (`2m`, `30s`, `0` = no cache). */
+  authenticationTokenWebhookCacheTtl: string;
+  authenticationTokenWebhookVersion: 'v1beta1' | 'v1';
+  /** Identity-service passwords (§4.10): the https URL of the identity (keystone) service. */
+  experimentalKeystoneUrl?: string;
+  experimentalKeystoneCaFile?: string;
 }
 
 export const authentication: Concern<AuthenticationOptions> = {
@@ -30,6 +50,20 @@ export const authentication: Concern<AuthenticationOptions> = {
     { name: 'requestheader-extra-headers-prefix', key: 'requestheaderExtraHeadersPrefix', type: 'list', value: 'PREFIX', help: 'Extra-attribute header prefixes.' },
     { name: 'service-account-key-file', key: 'serviceAccountKeyFile', type: 'list', value: 'FILE', help: 'Key(s) that sign and verify service account tokens.' },
     { name: 'service-account-lookup', key: 'serviceAccountLookup', type: 'bool', help: "Check that a token's secret and account still exist." },
+    { name: 'oidc-issuer-url', key: 'oidcIssuerUrl', type: 'string', value: 'URL', help: 'OpenID Connect provider (https); enables OIDC id_token authentication.' },
+    { name: 'oidc-client-id', key: 'oidcClientId', type: 'string', value: 'ID', help: 'Client id every OIDC token must be issued for (aud); required with --oidc-issuer-url.' },
+    { name: 'oidc-ca-file', key: 'oidcCaFile', type: 'string', value: 'FILE', help: "CA that verifies the OIDC provider's certificate (default: the system roots)." },
+    { name: 'oidc-username-claim', key: 'oidcUsernameClaim', type: 'string', value: 'CLAIM', help: 'Claim that names the user.' },
+    { name: 'oidc-username-prefix', key: 'oidcUsernamePrefix', type: 'string', value: 'PREFIX', help: "Prefix of OIDC user names (default: none for email, '<issuer>#' otherwise; '-' for none)." },
+    { name: 'oidc-groups-claim', key: 'oidcGroupsClaim', type: 'string', value: 'CLAIM', help: 'Claim that lists the groups (a string or a list of strings).' },
+    { name: 'oidc-groups-prefix', key: 'oidcGroupsPrefix', type: 'string', value: 'PREFIX', help: 'Prefix of OIDC group names.' },
+    { name: 'oidc-required-claim', key: 'oidcRequiredClaim', type: 'list', value: 'CLAIM=VALUE', help: 'Claims every OIDC token must carry with that value.' },
+    { name: 'oidc-signing-algs', key: 'oidcSigningAlgs', type: 'list', value: 'ALG', help: 'JWS algorithms accepted (RS*, ES*, PS*).' },
+    { name: 'authentication-token-webhook-config-file', key: 'authenticationTokenWebhookConfigFile', type: 'string', value: 'FILE', help: 'Kubeconfig naming the https service that answers TokenReviews.' },
+    { name: 'authentication-token-webhook-cache-ttl', key: 'authenticationTokenWebhookCacheTtl', type: 'string', value: 'DURATION', help: "How long the webhook's answers are cached (0: not at all)." },
+    { name: 'authentication-token-webhook-version', key: 'authenticationTokenWebhookVersion', type: 'string', choices: ['v1beta1', 'v1'], help: 'TokenReview version sent: v1beta1 (authentication.platform.io) or v1 (authentication.k8s.io).' },
+    { name: 'experimental-keystone-url', key: 'experimentalKeystoneUrl', type: 'string', value: 'URL', help: 'Identity (keystone) service (https) that verifies basic-auth passwords.' },
+    { name: 'experimental-keystone-ca-file', key: 'experimentalKeystoneCaFile', type: 'string', value: 'FILE', help: "CA that verifies the identity service's certificate." },
   ],
   defaults: () => ({
     anonymousAuth: true,
@@ -39,6 +73,11 @@ export const authentication: Concern<AuthenticationOptions> = {
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     serviceAccountKeyFile: [],
     serviceAccountLookup: true,
+    oidcUsernameClaim: 'sub',
+    oidcRequiredClaim: [],
+    oidcSigningAlgs: ['RS256'],
+    authenticationTokenWebhookCacheTtl: '2m',
+    authenticationTokenWebhookVersion: 'v1beta1',
   }),
   validate: validateAuthentication,
 };
@@ -56,4 +95,61 @@ export function validateAuthentication(options: AuthenticationOptions): void {
     const bad = names.find((n) => !HEADER_NAME.test(n));
     if (bad !== undefined) throw new FlagError(`flag --${flag}: ${JSON.stringify(bad)} is not a header name`);
   }
+  validateRemote(options);
+}
+
+/** The asymmetric JWS algorithms OIDC may be told to accept; `none` and shared-secret HS* never. */
+export const OIDC_SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'] as const;
+
+const DURATION = /^(?:(\d+(?:\.\d+)?)(h|ms|m|s))+$/;
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/** A Go-style duration (`2m`, `1m30s`, `500ms`, `0`) in milliseconds; throws on anything else. */
+export function parseDuration(text: string): number {
+  if (text === '0') return 0;
+  if (!DURATION.test(text)) throw new Error(`${JSON.stringify(text)} is not a duration (e.g. 2m, 30s, 1h)`);
+  let ms = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s)/g)) ms += Number(n) * UNIT_MS[unit];
+  return Math.round(ms);
+}
+
+/** `claim=value` pairs of --oidc-required-claim. */
+export function parseRequiredClaims(pairs: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new FlagError(`flag --oidc-required-claim: ${JSON.stringify(pair)} is not claim=value`);
+    out.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  return out;
+}
+
+function httpsUrl(flag: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new FlagError(`flag --${flag}: ${JSON.stringify(value)} is not a URL`);
+  }
+  if (url.protocol !== 'https:') throw new FlagError(`flag --${flag}: must use https`);
+}
+
+function validateRemote(options: AuthenticationOptions): void {
+  if (options.oidcIssuerUrl !== undefined) {
+    httpsUrl('oidc-issuer-url', options.oidcIssuerUrl);
+    if (!options.oidcClientId) throw new FlagError('flag --oidc-client-id is required with --oidc-issuer-url');
+    if (options.oidcUsernameClaim === '') throw new FlagError('flag --oidc-username-claim: must not be empty');
+    const bad = options.oidcSigningAlgs.find((a) => !(OIDC_SIGNING_ALGS as readonly string[]).includes(a));
+    if (bad !== undefined) throw new FlagError(`flag --oidc-signing-algs: ${JSON.stringify(bad)} is not one of ${OIDC_SIGNING_ALGS.join(', ')}`);
+    if (options.oidcSigningAlgs.length === 0) throw new FlagError('flag --oidc-signing-algs: needs at least one algorithm');
+    parseRequiredClaims(options.oidcRequiredClaim);
+  } else if (options.oidcClientId !== undefined) {
+    throw new FlagError('flag --oidc-client-id needs --oidc-issuer-url');
+  }
+  try {
+    parseDuration(options.authenticationTokenWebhookCacheTtl);
+  } catch (e) {
+    throw new FlagError(`flag --authentication-token-webhook-cache-ttl: ${(e as Error).message}`);
+  }
+  if (options.experimentalKeystoneUrl !== undefined) httpsUrl('experimental-keystone-url', options.experimentalKeystoneUrl);
 }

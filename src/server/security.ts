@@ -7,6 +7,8 @@ import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
 import { reviewToken } from '../authn/token-review.ts';
 import { serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
 import type { ServiceAccountKeyMaterial } from '../authn/service-account-keys.ts';
+import type { TokenAuthenticator } from '../authn/token.ts';
+import { remoteTokenSources } from '../authn/remote.ts';
 import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
 import type { Rbac, RbacEventSource } from '../authz/rbac/index.ts';
 import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
@@ -20,17 +22,27 @@ export interface AuthenticationDeps {
   serviceAccountKeys?: ServiceAccountKeyMaterial;
   /** --service-account-lookup: the live objects a token depends on. */
   serviceAccountLookup?: ServiceAccountLookup;
+  /** Where the remote authenticators report their provider's state (never a credential). */
+  log?: (msg: string) => void;
 }
 
-/** The authenticator union: request-header proxy, basic auth, client certificates, token file, service accounts. */
+/**
+ * The authenticator union: request-header proxy, basic auth, identity-service passwords, client
+ * certificates, token file, service accounts, OIDC, token webhook (the reference's 1.6 order).
+ */
 export function buildServerAuthenticator(d: AuthenticationDeps): Promise<BuiltAuthenticator> {
   const { options } = d;
+  const tokenSources: TokenAuthenticator[] = [];
+  if (d.serviceAccountKeys) tokenSources.push(serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup }));
+  const remote = remoteTokenSources(options, d.log);
+  tokenSources.push(...remote.tokenSources);
   return buildAuthenticator({
+    passwordAuthenticators: remote.passwordAuthenticators,
     clientCaFile: options.clientCaFile,
     tokenAuthFile: options.tokenAuthFile,
     basicAuthFile: options.basicAuthFile,
     anonymousAuth: options.anonymousAuth,
-    tokenSources: d.serviceAccountKeys ? [serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup })] : [],
+    tokenSources,
     requestHeader: options.requestheaderClientCaFile
       ? {
           clientCaFile: options.requestheaderClientCaFile,
