@@ -148,6 +148,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       options,
       serviceAccountKeys: keys,
       serviceAccountLookup: options.serviceAccountLookup ? storeAccountLookup(store) : undefined,
+      log,
     });
     const { authorizer, rbac } = await buildServerAuthorizer({ options, rbacEvents: store, extra: deps.authorizers });
     const addresses: ServerAddress[] = [];
