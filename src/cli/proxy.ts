@@ -11,6 +11,10 @@ const PROXY_AUTHN_FLAGS = [
   'client-ca-file', 'token-auth-file', 'basic-auth-file', 'anonymous-auth', 'service-account-key-file',
   'requestheader-client-ca-file', 'requestheader-allowed-names', 'requestheader-username-headers',
   'requestheader-group-headers', 'requestheader-extra-headers-prefix',
+  'oidc-issuer-url', 'oidc-client-id', 'oidc-ca-file', 'oidc-username-claim', 'oidc-username-prefix',
+  'oidc-groups-claim', 'oidc-groups-prefix', 'oidc-required-claim', 'oidc-signing-algs',
+  'authentication-token-webhook-config-file', 'authentication-token-webhook-cache-ttl', 'authentication-token-webhook-version',
+  'experimental-keystone-url', 'experimental-keystone-ca-file',
 ];
 const authnFlags = authentication.flags.filter((f) => PROXY_AUTHN_FLAGS.includes(f.name));
 

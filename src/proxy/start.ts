@@ -10,7 +10,8 @@ import { authorizerFromSources } from '../authz/offline.ts';
 import { alwaysDeny } from '../authz/always.ts';
 import { UnionAuthorizer } from '../authz/union.ts';
 import type { Authorizer } from '../authz/types.ts';
-import type { AuthenticationOptions } from '../config/authentication.ts';
+import { authentication, type AuthenticationOptions } from '../config/authentication.ts';
+import { remoteTokenSources } from '../authn/remote.ts';
 import type { ProxyConfig } from '../config/proxy.ts';
 import { createAuthProxy } from './proxy.ts';
 import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
@@ -70,7 +71,10 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const authn = o.authentication ?? {};
   const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
   const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
+  // OIDC, the token webhook and keystone, as the server builds them (the concern's defaults under what was given)
+  const remote = remoteTokenSources({ ...authentication.defaults(), ...authn }, log);
   const authenticator = await buildAuthenticator({
+    passwordAuthenticators: remote.passwordAuthenticators,
     clientCaFile: authn.clientCaFile,
     tokenAuthFile: authn.tokenAuthFile,
     basicAuthFile: authn.basicAuthFile,
@@ -78,6 +82,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     anonymousAuth: authn.anonymousAuth ?? false,
     tokenSources: [
       ...(saKeys ? [serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) })] : []),
+      ...remote.tokenSources,
       ...(delegation ? [delegation.tokenReview] : []),
     ],
     requestHeader: authn.requestheaderClientCaFile
