@@ -4,7 +4,8 @@
 // Children still running when the test process exits are killed with it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request, type TestResponse } from './server.ts';
@@ -21,7 +22,8 @@ export interface ServeProcessOptions {
   /**
    * Flags after `serve`, e.g. `['--storage-backend=lmdb', '--data-dir=/tmp/x']`. Without an
    * `--authorization-mode` flag the helper adds `--authorization-mode=AlwaysAllow` (serve's own
-   * default is RBAC), so anonymous test requests may do anything.
+   * default is RBAC), so anonymous test requests may do anything. Without `--data-dir` it adds a
+   * fresh temporary one, so serve's embedded store never writes into the checkout.
    */
   args: string[];
   /** --insecure-port; 0 (the default) lets the server pick a free port, read back from its log. */
@@ -64,9 +66,10 @@ export function writeServiceAccountKey(dir: string): string {
 export async function startServeProcess(options: ServeProcessOptions): Promise<ServeProcess> {
   const timeoutMs = options.startTimeoutMs ?? 45_000;
   const authz = options.args.some((a) => a.startsWith('--authorization-mode')) ? [] : ['--authorization-mode=AlwaysAllow'];
+  const dataDir = options.args.some((a) => a.startsWith('--data-dir')) ? [] : [`--data-dir=${mkdtempSync(join(tmpdir(), 'portcullis-serve-'))}`];
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', 'serve', `--insecure-port=${options.port ?? 0}`, ...authz, ...options.args],
+    ['--import', 'tsx', 'src/main.ts', 'serve', `--insecure-port=${options.port ?? 0}`, ...authz, ...dataDir, ...options.args],
     { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   running.add(child);
