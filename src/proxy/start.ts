@@ -4,14 +4,13 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { buildAuthenticator } from '../authn/build.ts';
 import { readServiceAccountKeys, serviceAccountTokenAuthenticator } from '../authn/service-account.ts';
 import { authorizerFromSources } from '../authz/offline.ts';
 import { alwaysDeny } from '../authz/always.ts';
 import { UnionAuthorizer } from '../authz/union.ts';
 import type { Authorizer } from '../authz/types.ts';
 import { authentication, type AuthenticationOptions } from '../config/authentication.ts';
-import { remoteTokenSources } from '../authn/remote.ts';
+import { authenticatorFromOptions } from '../authn/from-options.ts';
 import type { ProxyConfig } from '../config/proxy.ts';
 import { createAuthProxy } from './proxy.ts';
 import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
@@ -71,30 +70,16 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const authn = o.authentication ?? {};
   const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
   const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
-  // OIDC, the token webhook and keystone, as the server builds them (the concern's defaults under what was given)
-  const remote = remoteTokenSources({ ...authentication.defaults(), ...authn }, log);
-  const authenticator = await buildAuthenticator({
-    passwordAuthenticators: remote.passwordAuthenticators,
-    clientCaFile: authn.clientCaFile,
-    tokenAuthFile: authn.tokenAuthFile,
-    basicAuthFile: authn.basicAuthFile,
-    // a proxy lets no one in unnamed unless asked to
-    anonymousAuth: authn.anonymousAuth ?? false,
-    tokenSources: [
-      ...(saKeys ? [serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) })] : []),
-      ...remote.tokenSources,
-      ...(delegation ? [delegation.tokenReview] : []),
-    ],
-    requestHeader: authn.requestheaderClientCaFile
-      ? {
-          clientCaFile: authn.requestheaderClientCaFile,
-          allowedNames: authn.requestheaderAllowedNames,
-          usernameHeaders: authn.requestheaderUsernameHeaders,
-          groupHeaders: authn.requestheaderGroupHeaders,
-          extraHeaderPrefixes: authn.requestheaderExtraHeadersPrefix,
-        }
-      : undefined,
-  });
+  // the server's union from the same options (the concern's defaults under what was given); a proxy
+  // lets no one in unnamed unless asked to, and delegation's TokenReview comes last
+  const authenticator = await authenticatorFromOptions(
+    { ...authentication.defaults(), ...authn, anonymousAuth: authn.anonymousAuth ?? false },
+    {
+      serviceAccountTokens: saKeys ? serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) }) : undefined,
+      lastTokenSources: delegation ? [delegation.tokenReview] : [],
+      log,
+    },
+  );
   const trustsProxy = !!authn.requestheaderClientCaFile;
 
   const files = Object.values(o.policy).flatMap((v) => v ?? []);

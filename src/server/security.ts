@@ -3,18 +3,16 @@
 // admission chain that needs the union (RBAC's `bind` check) is built after it, by the API backend.
 import type { AuthenticationOptions } from '../config/authentication.ts';
 import type { AuthorizationOptions } from '../config/authorization.ts';
-import { buildAuthenticator, type BuiltAuthenticator } from '../authn/build.ts';
+import type { BuiltAuthenticator } from '../authn/build.ts';
+import { authenticatorFromOptions } from '../authn/from-options.ts';
 import { reviewToken } from '../authn/token-review.ts';
 import { serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
 import type { ServiceAccountKeyMaterial } from '../authn/service-account-keys.ts';
-import type { TokenAuthenticator } from '../authn/token.ts';
-import { remoteTokenSources } from '../authn/remote.ts';
 import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
 import type { Rbac, RbacEventSource } from '../authz/rbac/index.ts';
 import { fromSubjectAccessReviewSpec } from '../authz/sar.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { ReviewDecider, TokenReviewer } from '../registry/reviews.ts';
-
 
 export interface AuthenticationDeps {
   options: AuthenticationOptions;
@@ -26,35 +24,13 @@ export interface AuthenticationDeps {
   log?: (msg: string) => void;
 }
 
-/**
- * The authenticator union: request-header proxy, basic auth, identity-service passwords, client
- * certificates, token file, service accounts, OIDC, token webhook (the reference's 1.6 order).
- */
+/** The server's authenticator union (src/authn/from-options.ts), with its service-account token source. */
 export function buildServerAuthenticator(d: AuthenticationDeps): Promise<BuiltAuthenticator> {
-  const { options } = d;
-  const tokenSources: TokenAuthenticator[] = [];
-  if (d.serviceAccountKeys) tokenSources.push(serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup }));
-  const remote = remoteTokenSources(options, d.log);
-  tokenSources.push(...remote.tokenSources);
-  return buildAuthenticator({
-    passwordAuthenticators: remote.passwordAuthenticators,
-    clientCaFile: options.clientCaFile,
-    tokenAuthFile: options.tokenAuthFile,
-    basicAuthFile: options.basicAuthFile,
-    anonymousAuth: options.anonymousAuth,
-    tokenSources,
-    requestHeader: options.requestheaderClientCaFile
-      ? {
-          clientCaFile: options.requestheaderClientCaFile,
-          allowedNames: options.requestheaderAllowedNames,
-          usernameHeaders: options.requestheaderUsernameHeaders,
-          groupHeaders: options.requestheaderGroupHeaders,
-          extraHeaderPrefixes: options.requestheaderExtraHeadersPrefix,
-        }
-      : undefined,
-  });
+  const serviceAccountTokens = d.serviceAccountKeys
+    ? serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup })
+    : undefined;
+  return authenticatorFromOptions(d.options, { serviceAccountTokens, log: d.log });
 }
-
 
 export interface AuthorizationDeps {
   options: AuthorizationOptions;

@@ -92,12 +92,14 @@ function filterChain(stages: ReadonlyArray<Koa.Middleware<RequestState> | false>
 
 /** Objects per served resource, for the store-size gauge (read at scrape time). */
 function* storeObjects(store: Store, catalogue: Catalogue): Iterable<[string, number]> {
+  // by storage: a kind served by two groups (jobs in batch and extensions) is one collection, counted once
   const seen = new Set<string>();
   for (const r of catalogue.resources) {
-    const label = r.group ? `${r.plural}.${r.group}` : r.plural;
+    if (r.virtual) continue;
+    const label = r.storageGroup ? `${r.plural}.${r.storageGroup}` : r.plural;
     if (seen.has(label)) continue;
     seen.add(label);
-    yield [label, store.list(r.group, r.plural).items.length];
+    yield [label, store.count(r.storageGroup, r.plural)];
   }
 }
 

@@ -75,6 +75,11 @@ export class Store {
     return this.collections.get(collectionKey(key.group, key.resource))?.get(itemKey(key.namespace, key.name));
   }
 
+  /** How many objects a resource holds (no list is built). */
+  count(group: string, resource: string): number {
+    return this.collections.get(collectionKey(group, resource))?.size ?? 0;
+  }
+
   /** All objects of a resource, in one namespace or (namespace undefined) everywhere, sorted by namespace/name. */
   list(group: string, resource: string, namespace?: string): ListResult {
     const t = this.collections.get(collectionKey(group, resource));
