@@ -2,7 +2,7 @@
 // evaluation continues. Nobody allows: an error → decision with `error` (the server answers 500),
 // otherwise a deny carrying the collected reasons (→ 403).
 import type { UserInfo } from '../authn/types.ts';
-import type { Authorizer, AuthzAttributes, Decision } from './types.ts';
+import type { Authorizer, AuthzAttributes, Decision, SubjectRules } from './types.ts';
 
 function finish(reasons: string[], errors: string[]): Decision {
   const d: Decision = { allowed: false, reason: reasons.join('; ') };
@@ -42,5 +42,28 @@ export class UnionAuthorizer implements Authorizer {
       if (++i >= this.authorizers.length) return finish(reasons, errors);
       try { pending = this.authorizers[i].authorize(user, attrs); } catch (e) { pending = Promise.reject(e); }
     }
+  }
+
+  /**
+   * Every member's rules, in order (the reference's union rule resolver); a member that cannot list
+   * its rules makes the answer incomplete and is named in evaluationError (several: in brackets).
+   */
+  rulesFor(user: UserInfo, namespace: string): SubjectRules {
+    const out: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
+    const errs: string[] = [];
+    for (const a of this.authorizers) {
+      const r: SubjectRules = a.rulesFor?.(user, namespace) ?? {
+        resourceRules: [],
+        nonResourceRules: [],
+        incomplete: true,
+        evaluationError: `${a.name} authorizer does not support user rule resolution`,
+      };
+      out.resourceRules.push(...r.resourceRules);
+      out.nonResourceRules.push(...r.nonResourceRules);
+      if (r.incomplete) out.incomplete = true;
+      if (r.evaluationError) errs.push(r.evaluationError);
+    }
+    if (errs.length) out.evaluationError = errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`;
+    return out;
   }
 }

@@ -1,7 +1,7 @@
 import { wireText } from '../api/safe-json.ts';
 import { isPlainObject, type JsonObject } from '../api/object.ts';
 import { apiVersionOf } from '../api/catalogue.ts';
-import type { Decision } from '../authz/types.ts';
+import type { Decision, SubjectRules } from '../authz/types.ts';
 import type { TokenReviewStatus, UserInfo } from '../authn/types.ts';
 import type { SubjectAccessReviewSpec } from '../policy/sar.ts';
 import { errors, field, type FieldError } from '../request/errors.ts';
@@ -17,24 +17,8 @@ export type ReviewDecider = (spec: SubjectAccessReviewSpec) => Promise<Decision>
 /** Judges a bearer token (the server's token authenticators). */
 export type TokenReviewer = (token: string) => Promise<TokenReviewStatus>;
 
-export interface ResourceRule {
-  verbs: string[];
-  apiGroups: string[];
-  resources: string[];
-  resourceNames?: string[];
-}
-export interface NonResourceRule {
-  verbs: string[];
-  nonResourceURLs: string[];
-}
-/** A SelfSubjectRulesReview's status. */
-export interface SubjectRules {
-  resourceRules: ResourceRule[];
-  nonResourceRules: NonResourceRule[];
-  incomplete: boolean;
-  evaluationError?: string;
-}
-/** Lists the rules the server's authorizers grant a user in a namespace (registry/rbac/rules-review.ts). */
+export type { NonResourceRule, ResourceRule, SubjectRules } from '../authz/types.ts';
+/** Lists the rules the server's authorizers grant a user in a namespace (the union's rulesFor). */
 export type RulesResolver = (user: UserInfo, namespace: string) => SubjectRules;
 
 function reviewBody(req: RestRequest): JsonObject {

@@ -17,7 +17,6 @@ import { subjectAccessReviewHandlers, tokenReviewHandler, type ReviewDecider, ty
 import { subresourceHandlers } from '../kinds/handlers.ts';
 import { ensureSystemNamespaces } from '../kinds/core/namespace.ts';
 import { buildAdmission } from '../admission/index.ts';
-import { rulesResolver } from '../registry/rbac/rules-review.ts';
 import type { Store } from '../store/store.ts';
 import { WatchHub } from '../store/watch-hub.ts';
 import { resourceHandler, type ResourceDeps } from './resources.ts';
@@ -83,7 +82,7 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     const special = new Map<string, SpecialHandler>([
       ...subjectAccessReviewHandlers(d.decideReview),
       ...tokenReviewHandler(d.reviewToken),
-      ...subresourceHandlers(registry, store, catalogue, { rules: rulesResolver(d.authorizer, d.rbac) }),
+      ...subresourceHandlers(registry, store, catalogue, { rules: d.authorizer.rulesFor?.bind(d.authorizer) }),
     ]);
     // resource requests never match a non-resource route: skip the router for them (and for refused paths)
     const routes = nonResourceRoutes(catalogue, codecs, d.addresses, d.ops);

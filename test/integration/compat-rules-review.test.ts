@@ -1,7 +1,7 @@
 // SelfSubjectRulesReview through the real server: exact RBAC rules from the live compiled policy,
 // everything for AlwaysAllow and the privileged, incomplete with the reference's evaluationError for an
 // authorizer that cannot list its rules (ABAC). Needs the server to hand the resolver to the kind's
-// handler (src/server/api-backend.ts: subresourceHandlers(..., { rules: rulesResolver(...) })).
+// handler (src/server/api-backend.ts hands the handler the authorizer union's rulesFor).
 import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -35,7 +35,7 @@ export class LiveRbac {
     const ev = await PolicyEvaluator.engine(toData({ version: 1, scopes: {}, roles: {} }));
     ev.setData(toData(live.policy));
     live.engine = new PolicyAuthorizer('RBAC', ev);
-    live.authorizer = new RbacAuthorizer(live.engine, superUser);
+    live.authorizer = new RbacAuthorizer(live.engine, superUser, live.policy);
     return live;
   }
 
