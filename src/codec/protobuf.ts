@@ -27,12 +27,14 @@ function messageName(group: string, version: string, kind: string): string | und
   switch (family) {
     case '':
       return `core.${kind}`;
-    case 'extensions':
     case 'apps':
-      return `workloads.${base === 'Scale' ? 'ExtScale' : base}${list}`;
+      return `workloads.${kind}`;
     case 'batch':
     case 'autoscaling':
       return `workloads.${kind}`;
+    case 'extensions':
+      // extensions/v1beta1 has its own Job and HorizontalPodAutoscaler shapes
+      return `workloads.${base === 'Scale' || base === 'Job' || base === 'HorizontalPodAutoscaler' ? 'Ext' + base : base}${list}`;
     case 'networking':
       return `workloads.${base === 'Ingress' ? 'NetIngress' : base}${list}`;
     case 'rbac':
@@ -76,8 +78,10 @@ function jsonOf(value: unknown): Record<string, unknown> | undefined {
 }
 
 function planOf(obj: Typed | undefined): MessagePlan | undefined {
-  if (!obj || typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return undefined;
-  return protobufPlan(obj.apiVersion, obj.kind);
+  if (!obj || typeof obj.kind !== 'string') return undefined;
+  // discovery's APIVersions carries no apiVersion (as the reference's)
+  if (obj.apiVersion === undefined && META_KINDS.has(obj.kind)) return protobufPlan('', obj.kind);
+  return typeof obj.apiVersion === 'string' ? protobufPlan(obj.apiVersion, obj.kind) : undefined;
 }
 
 /** Whether the object has a protobuf schema (else it is answered in another format, or 406). */
@@ -91,7 +95,7 @@ export function encodeObject(value: unknown): Buffer {
   const plan = planOf(obj);
   if (!obj || !plan) throw new Error(`object ${wireText(obj?.kind ?? typeof value)} has no protobuf schema`);
   const raw = plan.type.encode(toMessage(plan, obj)).finish();
-  const env = Unknown.encode({ typeMeta: { apiVersion: obj.apiVersion, kind: obj.kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  const env = Unknown.encode({ typeMeta: { apiVersion: obj.apiVersion ?? '', kind: obj.kind }, raw, contentEncoding: '', contentType: '' }).finish();
   return Buffer.concat([MAGIC, env]);
 }
 
@@ -121,7 +125,7 @@ export function decodeObject(body: Buffer): Record<string, unknown> {
     // a RangeError also covers a stack exhausted by nested unknown groups
     throw new Error(`${kind} in version ${JSON.stringify(apiVersion)} cannot be handled as a ${kind}: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return { apiVersion, kind, ...toJson(plan, msg) };
+  return apiVersion === '' && META_KINDS.has(kind) ? { kind, ...toJson(plan, msg) } : { apiVersion, kind, ...toJson(plan, msg) };
 }
 
 export const protobufCodec: Codec = {
