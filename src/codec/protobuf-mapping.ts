@@ -34,11 +34,15 @@ const SPECIALS: Readonly<Record<string, Special>> = {
 /** Fields holding an embedded Go struct: their JSON keys sit in the parent object. */
 const INLINE = new Set(['localObjectReference', 'volumeSource', 'persistentVolumeSource', 'handler', 'ingressRuleValue']);
 
+/** String fields whose JSON form carries "" (no omitempty in the reference's types). */
+const KEEP_EMPTY = new Set(['portcullis.meta.APIResource.singularName']);
+
 interface FieldPlan {
   readonly name: string;
   readonly repeated: boolean;
   readonly map: boolean;
   readonly inline: boolean;
+  readonly keepEmpty: boolean;
   /** protobuf scalar type name, or undefined for a message */
   readonly scalar?: string;
   readonly special?: Special;
@@ -76,6 +80,7 @@ export function planFor(type: protobuf.Type): MessagePlan {
       repeated: f.repeated,
       map: f.map,
       inline: INLINE.has(f.name),
+      keepEmpty: KEEP_EMPTY.has(`${type.fullName.slice(1)}.${f.name}`),
       scalar: isMessage ? undefined : f.type,
       special: isMessage ? SPECIALS[resolved.fullName.slice(1)] : undefined,
     };
@@ -232,7 +237,7 @@ export function toJson(plan: MessagePlan, m: Json, into: Json = {}): Json {
       }
       into[f.name] = list.map((x) => valueToJson(f, x));
     } else {
-      if (v === undefined || v === null || v === '') continue;
+      if (v === undefined || v === null || (v === '' && !f.keepEmpty)) continue;
       const j = valueToJson(f, v);
       if (j !== undefined) into[f.name] = j;
     }
