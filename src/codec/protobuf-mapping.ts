@@ -54,6 +54,8 @@ export interface MessagePlan {
   readonly type: protobuf.Type;
   readonly fields: FieldPlan[];
   readonly special?: Special;
+  /** JSON key → its field: a field of this message, or the inline field whose message has the key */
+  readonly byKey: Map<string, FieldPlan>;
 }
 
 function loadRoot(): protobuf.Root {
@@ -70,7 +72,8 @@ export function planFor(type: protobuf.Type): MessagePlan {
   let plan = plans.get(type);
   if (plan) return plan;
   const fields: FieldPlan[] = [];
-  plan = { type, fields, special: SPECIALS[type.fullName.slice(1)] };
+  const byKey = new Map<string, FieldPlan>();
+  plan = { type, fields, special: SPECIALS[type.fullName.slice(1)], byKey };
   plans.set(type, plan); // before the fields: a type may be reached again through them
   for (const f of type.fieldsArray) {
     const resolved = f.resolvedType;
@@ -87,6 +90,10 @@ export function planFor(type: protobuf.Type): MessagePlan {
     if (isMessage) fp.message = planFor(resolved);
     fields.push(fp);
   }
+  for (const f of fields) {
+    if (f.inline && f.message) for (const sub of f.message.fields) byKey.set(sub.name, f);
+  }
+  for (const f of fields) if (!f.inline) byKey.set(f.name, f);
   return plan;
 }
 
@@ -137,19 +144,24 @@ function valueToMessage(f: FieldPlan, v: unknown): unknown {
 /** The protobufjs message form of a JSON object (unknown keys dropped, specials converted). */
 export function toMessage(plan: MessagePlan, json: Json): Json {
   const out: Json = {};
-  for (const f of plan.fields) {
-    if (f.inline && f.message) {
-      const sub = toMessage(f.message, json);
-      if (Object.keys(sub).length > 0) out[f.name] = sub;
+  // walk the object's keys, not the schema's fields: objects set a few of their type's many fields
+  for (const k of Object.keys(json)) {
+    const f = plan.byKey.get(k);
+    if (!f) continue;
+    if (f.inline) {
+      if (f.message && out[f.name] === undefined) out[f.name] = toMessage(f.message, json);
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(json, f.name)) continue;
-    const v = json[f.name];
+    const v = json[k];
     if (v === null || v === undefined) continue;
     if (f.map) {
       if (!isObject(v)) continue;
+      if (!f.message && !f.special) {
+        out[f.name] = v;
+        continue;
+      }
       const m: Json = {};
-      for (const k of Object.keys(v)) setOwn(m, k, f.message || f.special ? valueToMessage(f, v[k]) : v[k]);
+      for (const mk of Object.keys(v)) setOwn(m, mk, valueToMessage(f, v[mk]));
       out[f.name] = m;
     } else if (f.repeated) {
       if (!Array.isArray(v)) continue;
