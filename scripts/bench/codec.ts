@@ -41,7 +41,8 @@ function pod(i: number): Record<string, unknown> {
 
 /** ms per call of `fn`, over enough calls to last ~`budget` ms (after a warm-up). */
 function time(fn: () => void, budget = 1500): number {
-  for (let i = 0; i < 20; i++) fn();
+  const warm = performance.now();
+  for (let i = 0; i < 20 && performance.now() - warm < budget / 4; i++) fn();
   let n = 0;
   const start = performance.now();
   while (performance.now() - start < budget) {
