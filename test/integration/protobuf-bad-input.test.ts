@@ -1,5 +1,6 @@
 import test from 'ava';
 import { encodeObject } from '../../src/codec/protobuf.ts';
+import { schemaRoot } from '../../src/codec/protobuf-mapping.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 // Bad protobuf bodies through the real server: a 400 Status in JSON, never a 500, and nothing stored.
@@ -23,7 +24,7 @@ const cases: [string, Buffer][] = [
   ['wrong magic', Buffer.concat([Buffer.from('k8z\0'), good.subarray(4)])],
   ['truncated', good.subarray(0, good.length - 12)],
   ['absurd length', Buffer.concat([Buffer.from('k8s\0', 'latin1'), Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0x0f])])],
-  ['unknown kind', encodeObject({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }).fill(0x5a, 8, 11)],
+  ['unknown kind', Buffer.concat([Buffer.from('k8s\0', 'latin1'), schemaRoot.lookupType('portcullis.meta.Unknown').encode({ typeMeta: { apiVersion: 'v1', kind: 'Gizmo' }, raw: Buffer.alloc(0) }).finish()])],
   ['deeply nested groups', Buffer.concat([Buffer.from('k8s\0', 'latin1'), Buffer.from([0x12, 0xa0, 0x8d, 0x06]), Buffer.alloc(100_000, 0x7b)])],
 ];
 
