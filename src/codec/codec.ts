@@ -10,6 +10,8 @@ export interface Codec {
   readonly mediaType: string;
   encode(value: unknown, pretty: boolean): string | Buffer;
   decode(body: Buffer): unknown;
+  /** False for a value this format has no schema for (a typed format): negotiation then falls back. */
+  encodable?(value: unknown): boolean;
 }
 
 /** How one watch event is framed on a stream in a format (JSON: one object per line). */

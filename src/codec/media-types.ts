@@ -11,7 +11,7 @@ import type { Codec, WatchFraming } from './codec.ts';
 import { jsonCodec, jsonWatchFraming } from './json.ts';
 import { negotiate, parseMediaType } from './media.ts';
 import { yamlCodec } from './yaml.ts';
-import { PROTOBUF_ALIAS, PROTOBUF_MEDIA_TYPE, protobufRequestCodec } from './protobuf.ts';
+import { PROTOBUF_ALIAS, PROTOBUF_MEDIA_TYPE, protobufCodec, protobufWatchFraming } from './protobuf.ts';
 
 export type MediaRole = 'response' | 'request' | 'watch' | 'patch' | 'openapi';
 
@@ -118,6 +118,18 @@ export class MediaTypeSet<E extends MediaTypeEntry> {
     if (!chosen) return undefined;
     return { entry: this.byName.get(chosen.mediaType)!, mediaType: chosen.mediaType, contentType: this.contentTypes.get(chosen.mediaType)!, params: chosen.params };
   }
+
+  /**
+   * negotiate() for one body: when the chosen format has no schema for it (protobuf and an object
+   * without a message), the client's other acceptable types among those that can write it, as the
+   * reference does (api-machinery §6.1); `offers` is what a 406 then lists.
+   */
+  negotiateFor(accept: string | undefined, body: unknown): { chosen: Negotiated<E> | undefined; offers: readonly string[] } {
+    const chosen = this.negotiate(accept);
+    if (!chosen || chosen.entry.codec?.encodable?.(body) !== false) return { chosen, offers: this.offers };
+    const able = new MediaTypeSet(this.entries.filter((e) => e.codec?.encodable?.(body) !== false));
+    return { chosen: able.negotiate(accept), offers: able.offers };
+  }
 }
 
 /** A table of media types, with one set per role. */
@@ -177,8 +189,8 @@ export const mediaTypes = new MediaTypeRegistry([
     charset: true,
     codec: yamlCodec,
   },
-  // request bodies of the review kinds only (kubectl's typed clients send them): never offered in answers
-  { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [{ mediaType: PROTOBUF_ALIAS, acceptable: false }], roles: ['request'], charset: false, codec: protobufRequestCodec },
+  // typed messages of every served kind (protobuf.ts); objects without a schema fall back (negotiateFor)
+  { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [{ mediaType: PROTOBUF_ALIAS, acceptable: true }], roles: ['response', 'request', 'watch'], charset: false, codec: protobufCodec, watch: protobufWatchFraming },
   patchMedia(JSON_PATCH, { type: 'json', documented: true }),
   patchMedia(MERGE_PATCH, { type: 'merge', documented: true }),
   // accepted, but the published OpenAPI documents have never listed it

@@ -1,151 +1,161 @@
-// Protobuf request bodies of the review kinds, the one place kubectl's typed clients insist on
-// protobuf for what this server serves (`kubectl auth can-i`, `auth can-i --list`, `auth whoami`):
-// the `k8s\0` envelope (runtime.Unknown: type meta, raw message), then the review message read by
-// field number into the JSON form the handlers take. Other kinds are refused (send JSON or YAML).
-// Unknown fields are skipped, as protobuf readers do; responses stay JSON (clients accept it).
-import type { Codec } from './codec.ts';
-import { errors } from '../request/errors.ts';
+// Protobuf bodies and watch streams (api-machinery §3.5, §6.2): the `k8s\0` magic, then
+// runtime.Unknown{typeMeta{apiVersion, kind}, raw, contentEncoding, contentType} with `raw` the typed
+// message of the object's kind (schemas and JSON mapping in protobuf-mapping.ts). A watch frame is a
+// 4-byte big-endian length, then a WatchEvent{type, object{raw: the object's envelope}}.
+import protobuf from 'protobufjs';
+import type { Codec, WatchFraming } from './codec.ts';
+import { planFor, schemaRoot, toJson, toMessage, type MessagePlan } from './protobuf-mapping.ts';
 import { wireText } from '../api/safe-json.ts';
 
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.platform.protobuf';
-/** The same bytes under the name the ecosystem's clients send. */
+/** The same bytes under the name the ecosystem's clients send and accept. */
 export const PROTOBUF_ALIAS = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-type Field =
-  | { name: string; type: 'string'; repeated?: boolean }
-  | { name: string; type: 'message'; of: Message; repeated?: boolean }
-  | { name: string; type: 'stringMap' }
-  | { name: string; type: 'listMap' };
-type Message = Readonly<Record<number, Field>>;
+const Unknown = schemaRoot.lookupType('portcullis.meta.Unknown');
+const WatchEvent = schemaRoot.lookupType('portcullis.meta.WatchEvent');
 
-const objectMeta: Message = { 1: { name: 'name', type: 'string' }, 2: { name: 'generateName', type: 'string' }, 3: { name: 'namespace', type: 'string' } };
-const resourceAttributes: Message = {
-  1: { name: 'namespace', type: 'string' }, 2: { name: 'verb', type: 'string' }, 3: { name: 'group', type: 'string' },
-  4: { name: 'version', type: 'string' }, 5: { name: 'resource', type: 'string' }, 6: { name: 'subresource', type: 'string' },
-  7: { name: 'name', type: 'string' },
-};
-const nonResourceAttributes: Message = { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } };
-const selfAccessSpec: Message = {
-  1: { name: 'resourceAttributes', type: 'message', of: resourceAttributes },
-  2: { name: 'nonResourceAttributes', type: 'message', of: nonResourceAttributes },
-};
-/** v1 names the group list `groups`, v1beta1 `group` (same field number). */
-const accessSpec = (groups: string): Message => ({
-  ...selfAccessSpec,
-  3: { name: 'user', type: 'string' },
-  4: { name: groups, type: 'string', repeated: true },
-  5: { name: 'extra', type: 'listMap' },
-  6: { name: 'uid', type: 'string' },
-});
-const review = (spec?: Message): Message => {
-  const m: Record<number, Field> = { 1: { name: 'metadata', type: 'message', of: objectMeta } };
-  if (spec) m[2] = { name: 'spec', type: 'message', of: spec };
-  return m;
-};
+/** Kinds of meta.k8s.io served under every group-version (Status, discovery documents). */
+const META_KINDS = new Set(['Status', 'DeleteOptions', 'APIResourceList', 'APIGroupList', 'APIGroup', 'APIVersions', 'WatchEvent']);
 
-function messageFor(apiVersion: string, kind: string): Message | undefined {
-  const groups = apiVersion.endsWith('/v1') ? 'groups' : 'group';
-  switch (kind) {
-    case 'SubjectAccessReview':
-    case 'LocalSubjectAccessReview': return review(accessSpec(groups));
-    case 'SelfSubjectAccessReview': return review(selfAccessSpec);
-    case 'SelfSubjectRulesReview': return review({ 1: { name: 'namespace', type: 'string' } });
-    case 'TokenReview': return review({ 1: { name: 'token', type: 'string' }, 2: { name: 'audiences', type: 'string', repeated: true } });
-    case 'SelfSubjectReview': return review(); // the status is the answer: nothing to read
-    default: return undefined;
+/** The message name of a kind in a group-version, where a version or group names it differently. */
+function messageName(group: string, version: string, kind: string): string | undefined {
+  if (META_KINDS.has(kind)) return `meta.${kind}`;
+  const list = kind.endsWith('List') ? 'List' : '';
+  const base = list ? kind.slice(0, -4) : kind;
+  const family = group.split('.')[0];
+  switch (family) {
+    case '':
+      return `core.${kind}`;
+    case 'apps':
+      return `workloads.${kind}`;
+    case 'batch':
+    case 'autoscaling':
+      return `workloads.${kind}`;
+    case 'extensions':
+      // extensions/v1beta1 has its own Job and HorizontalPodAutoscaler shapes
+      return `workloads.${base === 'Scale' || base === 'Job' || base === 'HorizontalPodAutoscaler' ? 'Ext' + base : base}${list}`;
+    case 'networking':
+      return `workloads.${base === 'Ingress' ? 'NetIngress' : base}${list}`;
+    case 'rbac':
+      return `access.${base}${version === 'v1alpha1' && base.endsWith('RoleBinding') ? 'V1alpha1' : ''}${list}`;
+    case 'authorization':
+      if (base === 'SubjectAccessReview' || base === 'LocalSubjectAccessReview') return `access.SubjectAccessReview${version === 'v1beta1' ? 'V1beta1' : ''}`;
+      return `access.${kind}`;
+    case 'authentication':
+      return `access.${kind}`;
+    default:
+      return undefined;
   }
 }
 
-/** The raw fields of one message: field number → values (varints as numbers, length-delimited as bytes). */
-function fields(buf: Buffer): Map<number, Array<number | Buffer>> {
-  const out = new Map<number, Array<number | Buffer>>();
-  let i = 0;
-  const varint = (): number => {
-    let v = 0;
-    for (let shift = 0; shift < 64; shift += 7) {
-      if (i >= buf.length) throw new Error('truncated varint');
-      const b = buf[i++];
-      if (shift < 49) v += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return v;
-    }
-    throw new Error('varint too long');
-  };
-  while (i < buf.length) {
-    const key = varint();
-    const no = Math.floor(key / 8);
-    let value: number | Buffer;
-    switch (key & 7) {
-      case 0: value = varint(); break;
-      case 1: i += 8; value = 0; break;
-      case 5: i += 4; value = 0; break;
-      case 2: {
-        const len = varint();
-        if (i + len > buf.length) throw new Error('truncated field');
-        value = buf.subarray(i, i + len);
-        i += len;
-        break;
-      }
-      default: throw new Error(`unsupported wire type ${key & 7}`);
-    }
-    if (i > buf.length) throw new Error('truncated field');
-    const list = out.get(no);
-    if (list) list.push(value);
-    else out.set(no, [value]);
+const planCache = new Map<string, MessagePlan | null>();
+
+/** The message plan for an object of `apiVersion`/`kind`, or undefined when no schema has it. */
+export function protobufPlan(apiVersion: string, kind: string): MessagePlan | undefined {
+  const key = `${apiVersion}\u0000${kind}`;
+  let plan = planCache.get(key);
+  if (plan === undefined) {
+    const slash = apiVersion.indexOf('/');
+    const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+    const name = messageName(group, version, kind);
+    const type = name ? schemaRoot.lookup(`portcullis.${name}`) : null;
+    plan = type instanceof protobuf.Type ? planFor(type) : null;
+    planCache.set(key, plan);
   }
-  return out;
+  return plan ?? undefined;
 }
 
-const bytes = (v: number | Buffer): Buffer => {
-  if (!Buffer.isBuffer(v)) throw new Error('expected a length-delimited field');
-  return v;
-};
-const text = (v: number | Buffer): string => bytes(v).toString('utf8');
-
-function readMessage(buf: Buffer, m: Message): Record<string, unknown> {
-  // a null prototype: no wire name can reach Object.prototype
-  const out: Record<string, unknown> = Object.create(null);
-  for (const [no, values] of fields(buf)) {
-    const f = Object.hasOwn(m, no) ? m[no] : undefined;
-    if (!f) continue;
-    if (f.type === 'string') out[f.name] = f.repeated ? values.map(text) : text(values[values.length - 1]);
-    else if (f.type === 'message') out[f.name] = f.repeated ? values.map((v) => readMessage(bytes(v), f.of)) : readMessage(bytes(values[values.length - 1]), f.of);
-    else {
-      // map entries: key 1, value 2 (a string, or ExtraValue's repeated items 1)
-      const map: Record<string, unknown> = Object.create(null);
-      for (const entry of values) {
-        const e = fields(bytes(entry));
-        const key = e.get(1)?.map(text).pop() ?? '';
-        const val = e.get(2)?.pop();
-        map[key] = f.type === 'stringMap' ? (val === undefined ? '' : text(val)) : val === undefined ? [] : (fields(bytes(val)).get(1) ?? []).map(text);
-      }
-      out[f.name] = map;
-    }
-  }
-  return out;
+interface Typed {
+  apiVersion?: unknown;
+  kind?: unknown;
 }
 
-function decode(body: Buffer): unknown {
+/** The JSON object a body stands for (list bodies hand over their served form). */
+function jsonOf(value: unknown): Record<string, unknown> | undefined {
+  const v = typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function planOf(obj: Typed | undefined): MessagePlan | undefined {
+  if (!obj || typeof obj.kind !== 'string') return undefined;
+  // discovery's APIVersions carries no apiVersion (as the reference's)
+  if (obj.apiVersion === undefined && META_KINDS.has(obj.kind)) return protobufPlan('', obj.kind);
+  return typeof obj.apiVersion === 'string' ? protobufPlan(obj.apiVersion, obj.kind) : undefined;
+}
+
+/** Whether the object has a protobuf schema (else it is answered in another format, or 406). */
+export function protobufEncodable(value: unknown): boolean {
+  return planOf(jsonOf(value)) !== undefined;
+}
+
+/** The envelope of one object: magic + Unknown{typeMeta, raw}. */
+export function encodeObject(value: unknown): Buffer {
+  const obj = jsonOf(value);
+  const plan = planOf(obj);
+  if (!obj || !plan) throw new Error(`object ${wireText(obj?.kind ?? typeof value)} has no protobuf schema`);
+  const raw = plan.type.encode(toMessage(plan, obj)).finish();
+  const env = Unknown.encode({ typeMeta: { apiVersion: obj.apiVersion ?? '', kind: obj.kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  return Buffer.concat([MAGIC, env]);
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Read an envelope into the object's JSON form; any malformed input throws an Error (a 400 upstream). */
+export function decodeObject(body: Buffer): Record<string, unknown> {
   if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) throw new Error('not a protobuf-encoded object (no k8s envelope)');
-  const unknown = fields(body.subarray(MAGIC.length));
-  const typeMeta = unknown.get(1)?.pop();
-  const raw = unknown.get(2)?.pop();
-  const encoding = unknown.get(3)?.pop();
-  if (encoding !== undefined && text(encoding) !== '') throw new Error('content encodings are not supported');
-  const tm = typeMeta === undefined ? new Map<number, Array<number | Buffer>>() : fields(bytes(typeMeta));
-  const apiVersion = tm.get(1)?.map(text).pop() ?? '';
-  const kind = tm.get(2)?.map(text).pop() ?? '';
-  const message = messageFor(apiVersion, kind);
-  // a well-formed body of a kind this reader has no message for is a media type we do not read for it: 415
-  if (!message) throw errors.unsupportedMediaType(`${PROTOBUF_MEDIA_TYPE} (${wireText(kind)})`, ['application/json', 'application/yaml']);
-  const obj = readMessage(raw === undefined ? Buffer.alloc(0) : bytes(raw), message);
-  return { ...obj, apiVersion, kind };
+  let env: Record<string, unknown>;
+  try {
+    env = Unknown.decode(body.subarray(MAGIC.length)) as unknown as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`malformed envelope: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (text(env.contentEncoding) !== '') throw new Error(`content encoding ${wireText(env.contentEncoding)} is not supported`);
+  const tm = (env.typeMeta ?? {}) as Record<string, unknown>;
+  const apiVersion = text(tm.apiVersion);
+  const kind = text(tm.kind);
+  const plan = protobufPlan(apiVersion, kind);
+  if (!plan) throw new Error(`no kind ${JSON.stringify(wireText(kind))} is registered for version ${JSON.stringify(wireText(apiVersion))}`);
+  let msg: Record<string, unknown>;
+  try {
+    msg = plan.type.decode((env.raw as Uint8Array | undefined) ?? new Uint8Array(0)) as unknown as Record<string, unknown>;
+  } catch (e) {
+    // a RangeError also covers a stack exhausted by nested unknown groups
+    throw new Error(`${kind} in version ${JSON.stringify(apiVersion)} cannot be handled as a ${kind}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return apiVersion === '' && META_KINDS.has(kind) ? { kind, ...toJson(plan, msg) } : { apiVersion, kind, ...toJson(plan, msg) };
 }
 
-export const protobufRequestCodec: Codec = {
+export const protobufCodec: Codec = {
   mediaType: PROTOBUF_MEDIA_TYPE,
-  encode() {
-    throw new Error('protobuf responses are not served');
-  },
-  decode,
+  encode: (value) => encodeObject(value),
+  decode: (body) => decodeObject(body),
+  encodable: protobufEncodable,
 };
+
+/** A watch frame: length, then WatchEvent{type, object{raw: envelope}} written raw (no magic). */
+export const protobufWatchFraming: WatchFraming = {
+  frame(type, object) {
+    const event = WatchEvent.encode({ type, object: { raw: encodeObject(object) } }).finish();
+    const out = Buffer.allocUnsafe(4 + event.length);
+    out.writeUInt32BE(event.length, 0);
+    out.set(event, 4);
+    return out;
+  },
+};
+
+/** Split a protobuf watch stream into its events (clients and tests). */
+export function decodeWatchFrames(stream: Buffer): { type: string; object: Record<string, unknown> }[] {
+  const out: { type: string; object: Record<string, unknown> }[] = [];
+  let i = 0;
+  while (i + 4 <= stream.length) {
+    const len = stream.readUInt32BE(i);
+    if (i + 4 + len > stream.length) break;
+    const ev = WatchEvent.decode(stream.subarray(i + 4, i + 4 + len)) as unknown as { type?: string; object?: { raw?: Uint8Array } };
+    out.push({ type: ev.type ?? '', object: decodeObject(Buffer.from(ev.object?.raw ?? new Uint8Array(0))) });
+    i += 4 + len;
+  }
+  return out;
+}

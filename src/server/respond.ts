@@ -26,8 +26,8 @@ export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: numb
  * the request.
  */
 export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown): void {
-  const chosen = offered.negotiate(ctx.req.headers.accept);
-  if (!chosen) throw errors.notAcceptable(offered.offers);
+  const { chosen, offers } = offered.negotiateFor(ctx.req.headers.accept, body);
+  if (!chosen) throw errors.notAcceptable(offers);
   const payload = chosen.entry.codec.encode(body, wantsPretty(ctx) || chosen.params.pretty === '1');
   ctx.respond = false;
   if (ctx.res.headersSent) return; // the request already timed out (504)

@@ -7,9 +7,9 @@ import { MediaTypeRegistry, mediaTypes, type MediaTypeEntry } from '../../src/co
 const offers = (role: Parameters<typeof mediaTypes.role>[0]) => [...mediaTypes.role(role).offers];
 
 test('each role offers its media types in the server preference order', (t) => {
-  t.deepEqual(offers('response'), ['application/json', 'application/yaml']);
+  t.deepEqual(offers('response'), ['application/json', 'application/yaml', 'application/vnd.platform.protobuf']);
   t.deepEqual(offers('request'), ['application/json', 'application/yaml', 'application/vnd.platform.protobuf']);
-  t.deepEqual(offers('watch'), ['application/json']);
+  t.deepEqual(offers('watch'), ['application/json', 'application/vnd.platform.protobuf']);
   t.deepEqual(offers('openapi'), ['application/json']);
   t.deepEqual(offers('patch'), ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
 });
