@@ -1,5 +1,7 @@
 // /metrics, /livez, /readyz and --log-requests through the real server on a loopback port.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
@@ -8,6 +10,7 @@ import { request } from '../helpers/server.ts';
 import { openWatch } from './watch-helpers.ts';
 import { startEtcd } from '../helpers/etcd.ts';
 import { writeServiceAccountKey } from '../helpers/process-server.ts';
+import { initDevPki } from '../../src/certs/pki.ts';
 
 async function serve(opts: Parameters<typeof createServer>[0] = {}) {
   const lines: string[] = [];
@@ -239,4 +242,46 @@ test('/readyz pings etcd: a stopped etcd fails the storage check (named with ?ve
     if (ready !== 200) await new Promise((r) => setTimeout(r, 100));
   }
   t.is(ready, 200);
+});
+
+test('/metrics: the webhook authorizer has its own series and cache lookups', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-webhook-'));
+  const pki = initDevPki(dir);
+  let asked = 0;
+  const hook = https.createServer({ cert: readFileSync(pki.servingCert), key: readFileSync(pki.servingKey) }, (req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      asked++;
+      const sar = JSON.parse(body) as { apiVersion: string; spec: { user: string } };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ apiVersion: sar.apiVersion, kind: 'SubjectAccessReview', status: { allowed: sar.spec.user === 'system:anonymous' } }));
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', () => r()));
+  const config = join(dir, 'webhook.kubeconfig');
+  writeFileSync(config, [
+    'apiVersion: v1',
+    'kind: Config',
+    `clusters:\n- name: hook\n  cluster:\n    server: https://127.0.0.1:${(hook.address() as AddressInfo).port}/authorize\n    certificate-authority: ${pki.caCert}`,
+    'users:\n- name: apiserver\n  user: {}',
+    'contexts:\n- name: webhook\n  context:\n    cluster: hook\n    user: apiserver',
+    'current-context: webhook',
+    '',
+  ].join('\n'));
+  const s = await serve({ authorizationMode: ['Webhook'], authorizationWebhookConfigFile: config });
+  t.teardown(async () => {
+    await s.server.close();
+    hook.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < 3; i++) t.is((await s.req('GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+  // the metrics scrape is one more decision: asked once, a miss
+  const body = (await s.req('GET', '/metrics')).text;
+  t.is(asked, 2);
+  t.is(sample(body, 'portcullis_authorizer_decisions_total{mode="Webhook",decision="allowed"}'), 4);
+  t.is(sample(body, 'portcullis_authorization_cache_lookups_total{mode="Webhook",result="hit"}'), 2);
+  t.is(sample(body, 'portcullis_authorization_cache_lookups_total{mode="Webhook",result="miss"}'), 2);
+  // a remote round trip is slower than a cache hit, and both are timed
+  t.true(sample(body, 'portcullis_authorizer_duration_seconds_sum{mode="Webhook",decision="allowed"}')! > 0);
 });
