@@ -1,12 +1,19 @@
-# Portcullis as a container: mount policy files under /policies and pass the flags that use them, e.g.
-#   docker run -p 6443:6443 -v $PWD/policies:/policies portcullis \
-#     --authorization-mode=ABAC --authorization-policy-file=/policies/abac-example.jsonl
+# Portcullis as a container: mount policy files under /policies and pass the flags that use them
+# after the `serve` command (arguments replace CMD), e.g.
+#   docker run -p 6443:6443 -v $PWD/policies:/policies:ro portcullis \
+#     serve --authorization-mode=ABAC --authorization-policy-file=/policies/abac-example.jsonl
+# Behind a TLS-intercepting proxy, build with its CA bundle as the secret `npmca`:
+#   podman build --isolation=chroot --secret id=npmca,src=$(npm config get cafile) -t portcullis .
 
 # Build stage: every dependency (TypeScript, AssemblyScript), then the engine and the JavaScript.
 FROM node:20-bookworm-slim AS build
 WORKDIR /opt/portcullis
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# behind a TLS-intercepting proxy, pass its CA bundle as the build secret `npmca`
+# (--secret id=npmca,src=FILE): mounted for this step only, never in a layer
+RUN --mount=type=secret,id=npmca \
+    if [ -s /run/secrets/npmca ]; then export npm_config_cafile=/run/secrets/npmca; fi; \
+    npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
@@ -15,7 +22,9 @@ RUN npm run build
 FROM node:20-bookworm-slim
 WORKDIR /opt/portcullis
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN --mount=type=secret,id=npmca \
+    if [ -s /run/secrets/npmca ]; then export npm_config_cafile=/run/secrets/npmca; fi; \
+    npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /opt/portcullis/dist ./dist
 COPY --from=build /opt/portcullis/build/policy.wasm ./build/policy.wasm
 COPY policies ./policies

@@ -1,6 +1,6 @@
 // `npm test`: build (the engine and dist/), typecheck, check the layering rules, run every ava test file,
-// and end with the plain "N passed, N failed" line that CI reads. Extra arguments go to ava (e.g. a file
-// pattern).
+// then the container test when podman or buildah is here, and end with the plain "N passed, N failed"
+// line that CI reads. Extra arguments go to ava (e.g. a file pattern) and skip the container test.
 import { spawn, spawnSync } from 'node:child_process';
 
 function step(cmd, args) {
@@ -37,7 +37,30 @@ ava.stdout.on('data', (chunk) => {
     }
   }
 });
+// The container test (scripts/container-test.sh) builds and runs the image when podman or buildah is
+// here and the whole suite runs; it counts as one more test. PORTCULLIS_CONTAINER_TEST=0 skips it.
+function containerTest() {
+  const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+  if (process.argv.length > 2 || process.env.PORTCULLIS_CONTAINER_TEST === '0') return undefined;
+  const podman = has('podman');
+  const buildah = has('buildah');
+  if (!podman && !buildah) return undefined;
+  if (!podman || !buildah) {
+    console.log(`ok - container: scripts/container-test.sh # SKIP needs both podman and buildah (${podman ? 'buildah' : 'podman'} missing)`);
+    return 'skipped';
+  }
+  const t0 = Date.now();
+  const r = spawnSync('bash', ['scripts/container-test.sh'], { stdio: 'inherit' });
+  const ok = r.status === 0;
+  console.log(`${ok ? 'ok' : 'not ok'} - container: scripts/container-test.sh (${Math.round((Date.now() - t0) / 1000)} s)`);
+  return ok;
+}
+
 ava.on('close', (code) => {
+  const container = containerTest();
+  if (container === true) passed++;
+  if (container === false) failed++;
+  if (container === 'skipped') skipped++;
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(code === 0 && failed === 0 && passed > 0 ? 0 : code || 1);
 });

@@ -28,6 +28,12 @@ const ENTRY_OVERHEAD = 160;
 /** A user's bucket: the map keyed by request hash and its slot in the users map. */
 const USER_OVERHEAD = 120;
 
+/** Lookups answered from a cache, and those that were not (for /metrics). */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+}
+
 export interface DecisionCacheLimits {
   maxEntries?: number;
   maxBytes?: number;
@@ -106,7 +112,10 @@ function matches(e: Entry, user: UserInfo, extra: string | undefined, a: AuthzAt
     && e.apiGroup === a.apiGroup && e.subresource === a.subresource;
 }
 
-export class DecisionCache {
+export class DecisionCache implements CacheStats {
+  /** Lookups since the cache was made (kept across invalidations). */
+  hits = 0;
+  misses = 0;
   /** user name → request hash → entries. */
   private users = new Map<string, Map<number, Entry>>();
   private count = 0;
@@ -143,11 +152,18 @@ export class DecisionCache {
   /** The cached decision for this user and request, if any. */
   get(user: UserInfo, a: AuthzAttributes, withExtra: boolean): Decision | undefined {
     const byHash = this.users.get(user.name);
-    if (byHash === undefined) return undefined;
+    if (byHash === undefined) {
+      this.misses++;
+      return undefined;
+    }
     const extra = withExtra && user.extra ? JSON.stringify(user.extra) : undefined;
     for (let e = byHash.get(requestHash(user.groups, a)); e !== undefined; e = e.next) {
-      if (matches(e, user, extra, a)) return e.decision;
+      if (matches(e, user, extra, a)) {
+        this.hits++;
+        return e.decision;
+      }
     }
+    this.misses++;
     return undefined;
   }
 

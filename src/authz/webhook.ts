@@ -7,6 +7,7 @@ import { Agent, request } from 'undici';
 import { loadKubeconfig } from '../config/kubeconfig.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer, AuthzAttributes, Decision } from './types.ts';
+import type { CacheStats } from './cache.ts';
 import { toSubjectAccessReview } from './sar.ts';
 
 export interface WebhookOptions {
@@ -24,13 +25,15 @@ interface Cached {
 const CACHE_SIZE = 1024;
 const MAX_CACHED_REASON = 4096;
 
-export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
+export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { readonly cacheStats: CacheStats } {
   const cfg = loadKubeconfig(opts.configFile);
   if (!cfg.server.startsWith('https://')) throw new Error(`${opts.configFile}: the webhook server URL must use https`);
   const agent = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, servername: cfg.tlsServerName, rejectUnauthorized: !cfg.insecureSkipTlsVerify } });
   const allowedTtl = opts.authorizedTtlMs ?? 5 * 60_000;
   const deniedTtl = opts.unauthorizedTtlMs ?? 30_000;
   const cache = new Map<string, Cached>();
+  // lookups of the cache, for /metrics
+  const cacheStats = { hits: 0, misses: 0 };
 
   async function ask(body: string): Promise<Decision> {
     const res = await request(cfg.server, {
@@ -56,6 +59,7 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
 
   return {
     name: 'Webhook',
+    cacheStats,
     async authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
       const sar = toSubjectAccessReview(user, attrs);
       const body = JSON.stringify({ apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec: sar.spec });
@@ -63,7 +67,11 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer {
       // keyed by a digest: the cache keeps 44 bytes per review, not the review (names can be long)
       const key = createHash('sha256').update(body).digest('base64');
       const hit = cache.get(key);
-      if (hit && hit.expires > now) return hit.decision;
+      if (hit && hit.expires > now) {
+        cacheStats.hits++;
+        return hit.decision;
+      }
+      cacheStats.misses++;
       let decision: Decision;
       try {
         decision = await ask(body);

@@ -9,7 +9,13 @@ export interface MetricSources {
   storeObjects(): Iterable<[string, number]>;
   /** The store's current revision. */
   storeRevision(): number;
+  /** Lookups of each authorizer's decision cache, by its mode (read at scrape time). */
+  decisionCaches?(): Iterable<[mode: string, stats: { readonly hits: number; readonly misses: number }]>;
 }
+
+/** A single authorizer's answer: it allowed, had no opinion (the union asks the next one), or failed. */
+export type ModeDecision = 'allowed' | 'denied' | 'error';
+
 
 /**
  * prom-client's process metrics (CPU, memory, heap, event-loop lag, GC) describe the process, not a
@@ -26,6 +32,8 @@ function processRegistry(): Registry {
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** One authorizer or one storage call: mostly well under a millisecond (embedded), up to seconds (remote). */
+const FINE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class ServerMetrics {
   readonly registry = new Registry();
@@ -35,6 +43,9 @@ export class ServerMetrics {
   private readonly authnLatency: Histogram<'result'>;
   private readonly authz: Counter<'modes' | 'decision'>;
   private readonly authzLatency: Histogram<'modes' | 'decision'>;
+  private readonly modeDecisions: Counter<'mode' | 'decision'>;
+  private readonly modeLatency: Histogram<'mode' | 'decision'>;
+  private readonly storageLatency: Histogram<'backend' | 'operation' | 'result'>;
   private readonly watchEvents: Counter;
   private readonly watchEnds: Counter<'reason'>;
   private openWatches = 0;
@@ -62,6 +73,42 @@ export class ServerMetrics {
       help: 'Latency of the authorizer union, by its modes and the decision.',
       labelNames: ['modes', 'decision'],
       buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.modeDecisions = new Counter({
+      name: 'portcullis_authorizer_decisions_total',
+      help: 'Answers of each authorizer in the union, by mode: allowed, denied (no opinion: the next mode is asked) or error.',
+      labelNames: ['mode', 'decision'],
+      registers,
+    });
+    this.modeLatency = new Histogram({
+      name: 'portcullis_authorizer_duration_seconds',
+      help: 'Latency of each authorizer in the union, by mode and its answer.',
+      labelNames: ['mode', 'decision'],
+      buckets: FINE_BUCKETS,
+      registers,
+    });
+    const cacheLookups = (result: 'hit' | 'miss') => {
+      const out: Array<[string, number]> = [];
+      for (const [mode, stats] of sources.decisionCaches?.() ?? []) out.push([mode, result === 'hit' ? stats.hits : stats.misses]);
+      return out;
+    };
+    new Counter({
+      name: 'portcullis_authorization_cache_lookups_total',
+      help: "Lookups of an authorizer's decision cache, by mode and result (hit or miss).",
+      labelNames: ['mode', 'result'],
+      registers,
+      collect() {
+        // the caches count; the counter shows their totals
+        this.reset();
+        for (const result of ['hit', 'miss'] as const) for (const [mode, n] of cacheLookups(result)) this.inc({ mode, result }, n);
+      },
+    });
+    this.storageLatency = new Histogram({
+      name: 'portcullis_storage_duration_seconds',
+      help: 'Latency of the storage backend, by backend, operation (open, create, update, delete, ping) and result (ok or error).',
+      labelNames: ['backend', 'operation', 'result'],
+      buckets: FINE_BUCKETS,
       registers,
     });
     this.watchEvents = new Counter({ name: 'portcullis_watch_events_sent_total', help: 'Watch events queued to watchers (live changes).', registers });
@@ -114,6 +161,17 @@ export class ServerMetrics {
   authorization(modes: string, decision: 'allowed' | 'denied' | 'error', seconds: number): void {
     this.authz.inc({ modes, decision });
     this.authzLatency.observe({ modes, decision }, seconds);
+  }
+
+  /** One authorizer of the union answered (`mode` is its --authorization-mode name). */
+  authorizer(mode: string, decision: ModeDecision, seconds: number): void {
+    this.modeDecisions.inc({ mode, decision });
+    this.modeLatency.observe({ mode, decision }, seconds);
+  }
+
+  /** One call to the storage backend. */
+  storage(backend: string, operation: string, ok: boolean, seconds: number): void {
+    this.storageLatency.observe({ backend, operation, result: ok ? 'ok' : 'error' }, seconds);
   }
 
   /** The watch streams' observer (src/server/watch/limits.ts WatchObserver). */

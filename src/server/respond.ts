@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeSet } from '../codec/media-types.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
+import { noteResponseObject } from './middleware/audit.ts';
 
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {
@@ -32,6 +33,7 @@ export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: num
   ctx.respond = false;
   if (ctx.res.headersSent) return; // the request already timed out (504)
   ctx.status = status; // for the request log
+  noteResponseObject(ctx.req, body); // for RequestResponse audit events
   ctx.res.writeHead(status, { 'Content-Type': chosen.contentType, 'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length });
   ctx.res.end(payload);
 }

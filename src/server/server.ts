@@ -23,7 +23,8 @@ import { auditFilters } from './middleware/audit.ts';
 import { AuditFile } from '../observability/audit-file.ts';
 import { readAuditPolicy } from '../observability/audit-policy.ts';
 import type { HealthCheck } from './health.ts';
-import { timedAuthenticator, timedAuthorizer } from './instrument.ts';
+import { decisionCaches, timedAuthenticator, timedAuthorizer, timedBackend } from './instrument.ts';
+import type { CacheStats } from '../authz/cache.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
 import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
@@ -118,7 +119,15 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
   const log = deps.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const catalogue = servedCatalogue(options);
   const codecs = mediaTypes;
-  const store = await Store.open(deps.backend ?? (await backendFromOptions(options, log)), { historySize: options.watchCacheSize });
+  // made first, so the backend's calls are timed from its open on; the gauges read the store lazily
+  let cacheSource: () => Iterable<[string, CacheStats]> = () => [];
+  const metrics = new ServerMetrics({
+    storeObjects: () => storeObjects(store, catalogue),
+    storeRevision: () => store.revision,
+    decisionCaches: () => cacheSource(),
+  });
+  const storage = timedBackend(deps.backend ?? (await backendFromOptions(options, log)), metrics);
+  const store = await Store.open(storage, { historySize: options.watchCacheSize });
   let backend: ApiBackend | undefined;
   let listeners: Listeners | undefined;
   let shuttingDown = false;
@@ -138,7 +147,6 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
     auditFile?.close();
   };
   const close = (opts: CloseOptions = {}): Promise<void> => (closing ??= shutdown(opts.drainTimeoutMs ?? 0));
-  const metrics = new ServerMetrics({ storeObjects: () => storeObjects(store, catalogue), storeRevision: () => store.revision });
   const ping: HealthCheck = { name: 'ping', check() {} };
   try {
     // one key material for both sides of service-account tokens: the authenticator verifies, the tokens controller signs
@@ -153,6 +161,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       log,
     });
     const { authorizer, rbac } = await buildServerAuthorizer({ options, rbacEvents: store, extra: deps.authorizers });
+    cacheSource = decisionCaches(authorizer, authorizer.modes);
     const addresses: ServerAddress[] = [];
     backend = await startApiBackend({
       store,
@@ -172,8 +181,8 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
         livez: [ping],
         readyz: [
           ping,
-          // the backend has no ping of its own: "open" is what can be told without one
-          { name: 'storage', check: () => failIf(storeClosed, 'store closed') },
+          // one round trip to the backend (etcd: a read through a live member; lmdb: a read)
+          { name: 'storage', check: () => (failIf(storeClosed, 'store closed'), storage.ping?.()) },
           // built before the listeners start (RBAC: its objects read and the bootstrap policy ensured)
           { name: 'policy', check: () => failIf(authorizer.modes.length === 0, 'no authorizer') },
           { name: 'shutdown', check: () => failIf(shuttingDown, 'shutting down') },

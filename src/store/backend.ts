@@ -67,5 +67,10 @@ export interface Backend {
    * precondition.
    */
   commit(op: WriteOp): Promise<StoreEvent>;
+  /**
+   * One cheap round trip to the storage (/readyz): resolves when it answers now, rejects otherwise.
+   * Optional so a test double need not have one; a backend without it counts as reachable.
+   */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

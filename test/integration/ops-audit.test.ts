@@ -128,3 +128,81 @@ test('rotation: past --audit-log-maxsize the file is rotated; --audit-log-maxbac
   const last = readFileSync(join(dir, 'audit.log'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { i: number }).i);
   t.is(last.at(-1), 11);
 });
+
+test('RequestResponse: ResponseComplete carries the response object, bounded, never a Secret data', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-audit-rr-'));
+  const policy = join(dir, 'policy.yaml');
+  const log = join(dir, 'audit.log');
+  writeFileSync(policy, [
+    'apiVersion: audit.k8s.io/v1',
+    'kind: Policy',
+    'rules:',
+    '  - level: None',
+    '    nonResourceURLs: [/healthz]',
+    '  - level: RequestResponse',
+    '    resources: [{group: "", resources: [configmaps, secrets]}]',
+    '  - level: Metadata',
+    '',
+  ].join('\n'));
+  const server = await createServer(
+    { insecurePort: 0, authorizationMode: ['AlwaysAllow'], auditLogPath: log, auditPolicyFile: policy },
+    { log: () => {} },
+  );
+  t.teardown(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = server.insecureUrl!;
+  const cm = '/api/v1/namespaces/default/configmaps';
+  const secretValue = 'hunter2-response-do-not-log';
+  const b64 = Buffer.from(secretValue).toString('base64');
+  t.is((await request(url, 'POST', cm, { metadata: { name: 'c1' }, data: { k: 'v' } })).status, 201);
+  t.is((await request(url, 'GET', `${cm}/c1`)).status, 200);
+  t.is((await request(url, 'GET', `${cm}/nope`)).status, 404);
+  // a large configmap: its request and response are above the bound, so both are left out
+  const big = 'x'.repeat(300 * 1024);
+  t.is((await request(url, 'POST', cm, { metadata: { name: 'big' }, data: { big } })).status, 201);
+  const secrets = '/api/v1/namespaces/default/secrets';
+  t.is((await request(url, 'POST', secrets, { metadata: { name: 's1' }, data: { password: b64 }, stringData: { other: secretValue } })).status, 201);
+  t.is((await request(url, 'GET', `${secrets}/s1`)).status, 200);
+  t.is((await request(url, 'GET', secrets)).status, 200);
+  t.is((await request(url, 'GET', '/api/v1/namespaces/default')).status, 200);
+
+  const text = readFileSync(log, 'utf8');
+  t.false(text.includes(secretValue), 'no Secret value in the log');
+  t.false(text.includes(b64), text.split("\n").filter((l) => l.includes(b64)).join("\n"));
+  t.false(text.includes(big), 'no body above the bound');
+  type Rr = Event & { responseObject?: { kind?: string; metadata?: { name?: string }; data?: Record<string, string>; code?: number; reason?: string; items?: Array<Record<string, unknown>> } };
+  const events = text.trim().split('\n').map((l) => JSON.parse(l) as Rr);
+  const complete = (verb: string, resource: string, name?: string) =>
+    events.filter((e) => e.stage === 'ResponseComplete' && e.verb === verb && e.objectRef?.resource === resource && e.objectRef?.name === name);
+
+  const [created] = complete('create', 'configmaps').filter((e) => e.responseStatus?.code === 201 && e.requestObject?.data?.k === 'v');
+  t.is(created.level, 'RequestResponse');
+  t.like(created.responseObject, { kind: 'ConfigMap', metadata: { name: 'c1' }, data: { k: 'v' } });
+  t.like(complete('get', 'configmaps', 'c1')[0].responseObject, { kind: 'ConfigMap', metadata: { name: 'c1' }, data: { k: 'v' } });
+  // an error's Status is the response object too
+  t.like(complete('get', 'configmaps', 'nope')[0].responseObject, { kind: 'Status', code: 404, reason: 'NotFound' });
+  // RequestReceived has no response
+  t.true(events.filter((e) => e.stage === 'RequestReceived').every((e) => !('responseObject' in e)));
+  const large = events.filter((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.responseStatus?.code === 201 && e.objectRef?.resource === 'configmaps' && !e.requestObject);
+  t.is(large.length, 1);
+  t.is(large[0].responseObject, undefined);
+
+  const sCreate = events.find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.resource === 'secrets')!;
+  t.like(sCreate.responseObject, { kind: 'Secret', metadata: { name: 's1' } });
+  t.false('data' in sCreate.responseObject!);
+  t.false('data' in (sCreate.requestObject as object) || 'stringData' in (sCreate.requestObject as object));
+  const sGet = complete('get', 'secrets', 's1')[0];
+  t.like(sGet.responseObject, { kind: 'Secret', metadata: { name: 's1' } });
+  t.false('data' in sGet.responseObject!);
+  const lists = events.filter((e) => e.stage === 'ResponseComplete' && e.verb === 'list' && e.objectRef?.resource === 'secrets');
+  t.is(lists.length, 1);
+  t.is(lists[0].responseObject?.kind, 'SecretList');
+  t.true(lists[0].responseObject!.items!.some((i) => (i.metadata as { name: string }).name === 's1'));
+  t.true(lists[0].responseObject!.items!.every((i) => !('data' in i)));
+  // a namespace get is at Metadata: no response object
+  const ns = complete('get', 'namespaces', 'default')[0];
+  t.is(ns.level, 'Metadata');
+  t.false('responseObject' in ns);
+});

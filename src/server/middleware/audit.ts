@@ -9,6 +9,7 @@ import type { AuditFile } from '../../observability/audit-file.ts';
 import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '../../observability/audit-policy.ts';
 import type { RequestState } from '../state.ts';
 import { requestBodyOf } from './body.ts';
+import { jsonCodec } from '../../codec/json.ts';
 
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
@@ -22,21 +23,60 @@ interface AuditRecord {
   written: Set<AuditStage>;
 }
 
-/** Request bodies larger than this are left out of Request-level events. */
+/** Request and response bodies larger than this (as JSON) are left out of the events. */
 const MAX_LOGGED_BODY = 256 * 1024;
+/** Lists and tables are walked this deep for Secrets; deeper nesting is not an API object. */
+const MAX_REDACT_DEPTH = 4;
 
-/** Credentials and Secret data never reach the audit log, at any level. */
-function redact(resource: string, subresource: string, obj: unknown): unknown {
-  if (!obj || typeof obj !== 'object') return obj;
-  const o = obj as Record<string, unknown>;
-  if (Array.isArray(o.items)) o.items = o.items.map((i) => redact(resource, subresource, i));
-  if (resource === 'secrets' && !subresource) {
+type Json = Record<string, unknown>;
+const isObject = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * Credentials and Secret data never reach the audit log, at any level: a copy without them (the
+ * object may be the store's own, frozen). A Secret is known by its kind (lists, tables and Status
+ * details carry several kinds) or, for a request body without one, by the resource addressed.
+ */
+function redact(resource: string, subresource: string, obj: unknown, depth = 0): unknown {
+  if (!isObject(obj) || depth > MAX_REDACT_DEPTH) return obj;
+  const o: Json = { ...obj };
+  if (Array.isArray(o.items)) o.items = o.items.map((i) => redact(resource, subresource, i, depth + 1));
+  // a Table's rows may carry their objects (includeObject=Object)
+  if (Array.isArray(o.rows)) o.rows = o.rows.map((r) => (isObject(r) && r.object !== undefined ? { ...r, object: redact(resource, subresource, r.object, depth + 1) } : r));
+  // items of a list (and a request body) may come without a kind: then the resource tells
+  const isSecret = o.kind === 'Secret' || (o.kind === undefined && resource === 'secrets' && !subresource);
+  if (isSecret) {
     delete o.data;
     delete o.stringData;
   }
-  if (resource === 'tokenreviews' && o.spec && typeof o.spec === 'object') delete (o.spec as Record<string, unknown>).token;
-  if (subresource === 'token' && o.status && typeof o.status === 'object') delete (o.status as Record<string, unknown>).token;
+  if (resource === 'tokenreviews' && isObject(o.spec)) o.spec = { ...o.spec, token: undefined };
+  if (subresource === 'token' && isObject(o.status)) o.status = { ...o.status, token: undefined };
   return o;
+}
+
+/**
+ * The object a response carried, for RequestResponse events: kept only for requests whose level
+ * asks for it (the audit filter registers them), so other responses pay one WeakMap lookup.
+ */
+const responseObjects = new WeakMap<object, { object?: unknown }>();
+
+/** Called by the response writer with the object it encodes (src/server/respond.ts). */
+export function noteResponseObject(req: object, object: unknown): void {
+  const slot = responseObjects.get(req);
+  if (slot) slot.object = object;
+}
+
+/**
+ * A response object as the client got it in JSON (the JSON codec: list bodies encode themselves,
+ * their fields are not the wire form), or undefined when larger than the bound.
+ */
+function wireForm(value: unknown): unknown {
+  try {
+    const encoded = jsonCodec.encode(value, false);
+    const text = typeof encoded === 'string' ? encoded : Buffer.from(encoded).toString('utf8');
+    return text.length <= MAX_LOGGED_BODY ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The query's values under names that may carry a credential are withheld. */
@@ -67,6 +107,7 @@ export function auditFilters(policy: AuditPolicy, file: AuditFile): { complete: 
     rec.level = level;
     rec.omit = omit;
     rec.settled = true;
+    if (level === 'RequestResponse') responseObjects.set(ctx.req, {});
   };
 
   const write = (ctx: Ctx, rec: AuditRecord, stage: AuditStage): void => {
@@ -106,6 +147,10 @@ export function auditFilters(policy: AuditPolicy, file: AuditFile): { complete: 
           // not JSON: left out
         }
       }
+    }
+    if (rec.level === 'RequestResponse' && stage === 'ResponseComplete') {
+      const object = responseObjects.get(ctx.req)?.object;
+      if (object !== undefined) event.responseObject = redact(attrs?.resource ?? '', attrs?.subresource ?? '', wireForm(object));
     }
     event.requestReceivedTimestamp = rec.received;
     event.stageTimestamp = new Date().toISOString();

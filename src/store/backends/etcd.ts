@@ -67,6 +67,8 @@ const RECENT_EVENTS = 1024;
 /** How often the watch is checked, and how long it may stay silent before its member is probed. */
 const WATCHDOG_EVERY_MS = 100;
 const WATCH_SILENCE_MS = 300;
+/** How long /readyz's storage ping may try the members before it counts etcd unreachable. */
+const PING_BUDGET_MS = 2000;
 
 /** A write of this server between its transaction and its watch event. */
 interface InFlightWrite {
@@ -549,6 +551,13 @@ export function createEtcdBackend(options: EtcdBackendOptions): Backend {
       } finally {
         settle(key, record);
       }
+    },
+
+    // one linearizable read of a single key (absent or not) through any live member, in a short
+    // budget: a majority answers, and so can commit
+    async ping(): Promise<void> {
+      if (closed || !watch) throw new Error('etcd backend is not open');
+      await members.run((m, deadline) => m.client.kv.range({ key: Buffer.from(`${prefix}/`), limit: 1, keys_only: true }, deadline), { budgetMs: PING_BUDGET_MS });
     },
 
     async close(): Promise<void> {

@@ -164,6 +164,12 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
       return outcome.event;
     },
 
+    // one read of the revision counter: the environment is open and its file readable
+    async ping(): Promise<void> {
+      if (!root) throw new Error('lmdb backend is not open');
+      if (storedRevision(meta) === undefined) throw new Error('lmdb revision counter does not read');
+    },
+
     async close(): Promise<void> {
       emitter = undefined;
       legacy = undefined;

@@ -30,6 +30,9 @@ export function createMemoryBackend(): Backend {
       return event;
     },
 
+    // nothing to reach: in this process
+    async ping(): Promise<void> {},
+
     async close(): Promise<void> {
       emit = undefined;
     },
