@@ -47,6 +47,8 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     strategy: m.strategy ?? defaultStrategy,
     storageVersion: storedIn.groupVersion,
   };
+  if (m.columns) def.columns = m.columns;
+  if (m.categories) def.categories = m.categories;
   if (row.handler) factories.set(plural, row.handler);
   return def;
 }

@@ -15,9 +15,18 @@ export function wantsPretty(ctx: Koa.Context): boolean {
 /** Media types a body can be answered in (the response role, or the OpenAPI documents' own): each has a codec. */
 export type BodyMediaTypes = MediaTypeSet<EntryFor<'response'>>;
 
+/**
+ * `as=` conversions a response may be converted by (tables, partial metadata): which Accept ranges
+ * asking for one are acceptable, and the conversion of the body once one is negotiated.
+ */
+export interface ResponseConversions {
+  allows(carries: readonly string[] | undefined, params: Record<string, string>): boolean;
+  apply(params: Record<string, string>, body: unknown): unknown;
+}
+
 /** Write `body` as an API response, in the format the client accepts; 406 when it accepts none of ours. */
-export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: number, body: unknown): void {
-  respondIn(ctx, media.role('response'), status, body);
+export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: number, body: unknown, conversions?: ResponseConversions): void {
+  respondIn(ctx, media.role('response'), status, body, conversions);
 }
 
 /**
@@ -25,10 +34,11 @@ export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: numb
  * respond step is skipped): on the hot path Koa's body and type setters cost more than the rest of
  * the request.
  */
-export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown): void {
-  const chosen = offered.negotiate(ctx.req.headers.accept);
+export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown, conversions?: ResponseConversions): void {
+  const chosen = offered.negotiate(ctx.req.headers.accept, conversions && ((entry, params) => conversions.allows(entry.conversions, params)));
   if (!chosen) throw errors.notAcceptable(offered.offers);
-  const payload = chosen.entry.codec.encode(body, wantsPretty(ctx) || chosen.params.pretty === '1');
+  const converted = conversions && chosen.params.as !== undefined ? conversions.apply(chosen.params, body) : body;
+  const payload = chosen.entry.codec.encode(converted, wantsPretty(ctx) || chosen.params.pretty === '1');
   ctx.respond = false;
   if (ctx.res.headersSent) return; // the request already timed out (504)
   ctx.status = status; // for the request log

@@ -3,9 +3,12 @@ import { defaultService, validateService } from '../../api/validation/service.ts
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { serviceSchema } from '../../api/validation/kind-schemas.ts';
+import { serviceColumns } from './columns.ts';
 
 export const serviceKind = defineKind({
   kind: 'Service',
+  columns: serviceColumns,
+  categories: ['all'],
   schema: serviceSchema,
   served: [{ groupVersion: 'v1', short: ['svc'], subresources: ['status'] }],
   strategy: {
