@@ -112,6 +112,16 @@ export function workloadWideCells(obj: ApiObject, mapSelector = false): Cell[] {
   return [names, images, mapSelector ? formatLabels(spec.selector) : formatSelector(spec.selector)];
 }
 
+/** A list of objects (non-objects read as empty ones). */
+export const objs = (v: JsonValue | undefined): JsonObject[] => (asArray(v) ?? []).map((x) => asObject(x) ?? {});
+
+export const nameOf = (o: ApiObject): string => o.metadata?.name ?? '';
+
+/** Whether a condition of `type` is True. */
+export function hasCondition(conditions: JsonValue | undefined, type: string): boolean {
+  return objs(conditions).some((c) => c.type === type && c.status === 'True');
+}
+
 /** Columns whose cells read one value each. */
 export function columns(definitions: TableColumn[], cells: (obj: ApiObject, now: number) => Cell[]): TableColumns {
   return { definitions, cells };

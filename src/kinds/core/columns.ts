@@ -2,14 +2,10 @@
 // priority 1 for the `-o wide` ones. Each kind module names its set in `columns`.
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
 import { asArray, asObject, asString } from '../../api/validation/json.ts';
-import { age, ageColumn, at, column, columns, containersOf, formatLabels, nameColumn, num, since, str, workloadWideCells, workloadWideColumns } from '../columns.ts';
+import { age, ageColumn, at, column, columns, hasCondition, nameOf, objs, containersOf, formatLabels, nameColumn, num, since, str, workloadWideCells, workloadWideColumns } from '../columns.ts';
 
-const objs = (v: JsonValue | undefined): JsonObject[] => (asArray(v) ?? []).map((x) => asObject(x) ?? {});
-const name = (o: ApiObject): string => o.metadata?.name ?? '';
+const name = nameOf;
 
-function hasCondition(conditions: JsonValue | undefined, type: string): boolean {
-  return objs(conditions).some((c) => c.type === type && c.status === 'True');
-}
 
 /** READY, STATUS and RESTARTS of a pod, worked out as the reference's pod printer does. */
 function podState(pod: ApiObject, now: number): { ready: string; reason: string; restarts: string } {

@@ -1,11 +1,10 @@
 // Table columns of the workload, networking, batch, autoscaling and RBAC kinds: those `kubectl get`
 // prints (the reference's printers), priority 1 for the `-o wide` ones.
-import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
-import { asArray, asObject, asString } from '../../api/validation/json.ts';
-import { age, ageColumn, at, column, columns, formatLabels, formatSelector, humanDuration, nameColumn, num, workloadWideCells, workloadWideColumns } from '../columns.ts';
+import type { ApiObject, JsonObject } from '../../api/object.ts';
+import { asObject, asString } from '../../api/validation/json.ts';
+import { age, ageColumn, at, column, columns, hasCondition, nameOf, objs, formatLabels, formatSelector, humanDuration, nameColumn, num, workloadWideCells, workloadWideColumns } from '../columns.ts';
 
-const objs = (v: JsonValue | undefined): JsonObject[] => (asArray(v) ?? []).map((x) => asObject(x) ?? {});
-const name = (o: ApiObject): string => o.metadata?.name ?? '';
+const name = nameOf;
 
 export const deploymentColumns = columns(
   [
@@ -46,9 +45,6 @@ export const daemonSetColumns = columns(
   },
 );
 
-function hasCondition(conditions: JsonValue | undefined, type: string): boolean {
-  return objs(conditions).some((c) => c.type === type && c.status === 'True');
-}
 
 function jobStatus(job: ApiObject): string {
   const conditions = at(job, 'status').conditions;
