@@ -42,7 +42,7 @@ test.serial('kubectl get all -A lists pods, services and deployments with their 
   t.regex(r.stdout, /^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/m);
   t.regex(r.stdout, /^default\s+pod\/web-0\s+0\/1\s+Pending\s+0\s+\d+s$/m);
   t.regex(r.stdout, /^NAMESPACE\s+NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/m);
-  t.regex(r.stdout, /^default\s+service\/web\s+ClusterIP\s+\S+\s+<none>\s+80\/TCP\s+\d+s$/m);
+  t.regex(r.stdout, /^default\s+service\/web\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80\/TCP\s+\d+s$/m);
   t.regex(r.stdout, /^NAMESPACE\s+NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/m);
   t.regex(r.stdout, /^default\s+deployment\.extensions\/web\s+0\/1\s+0\s+0\s+\d+s$/m);
 });

@@ -90,7 +90,7 @@ test('node ports for NodePort and LoadBalancer services: allocated, checked, kep
   t.is(reuse.status, 201, reuse.text);
 });
 
-test('a dry run shows an allocation and keeps nothing', async (t) => {
+test('a dry run shows an allocation and keeps nothing; nor does a create of a taken name', async (t) => {
   const s = await startServer({ serviceClusterIPRange: '10.8.0.0/30' }); // two usable, one kept: one to give
   t.teardown(() => s.close());
   for (let i = 0; i < 3; i++) {
@@ -101,6 +101,13 @@ test('a dry run shows an allocation and keeps nothing', async (t) => {
   const real = await create(s, 'real');
   t.is(real.status, 201, real.text);
   t.is(real.json.spec.clusterIP, '10.8.0.2');
+  // a create of a taken name answers AlreadyExists and takes nothing; the delete gives the address back
+  const again = await create(s, 'real');
+  t.is(again.status, 409, again.text);
+  t.is((await s.req('DELETE', `${SVC}/real`)).status, 200);
+  const next = await create(s, 'next');
+  t.is(next.status, 201, next.text);
+  t.is(next.json.spec.clusterIP, '10.8.0.2');
 });
 
 test('bad ranges are refused at start-up', async (t) => {

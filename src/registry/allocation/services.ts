@@ -168,6 +168,8 @@ export class ServiceAllocations {
     }
     const obj = req.object as (ApiObject & JsonObject) | undefined;
     if (!obj) return;
+    // the name is taken: the create answers AlreadyExists, and takes nothing meanwhile
+    if (req.operation === 'create' && this.store.get({ resource: req.def.plural, namespace: req.namespace, name: req.name, group: req.def.storageGroup })) return;
     const taken: Held = { ports: [] };
     try {
       const spec = asObject(obj.spec) ?? {};
