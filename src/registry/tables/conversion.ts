@@ -57,8 +57,8 @@ function listOf(def: ResourceDef, body: unknown): ListShape | undefined {
     const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
     return { metadata: body.head.metadata, items: body.items.map((o) => ({ kind: def.kind, apiVersion, ...o })) };
   }
-  const o = body as { items?: unknown; metadata?: unknown };
-  if (Array.isArray(o.items)) return { metadata: (o.metadata ?? {}) as Record<string, unknown>, items: o.items as ApiObject[] };
+  const o = body as { kind?: unknown; items?: unknown; metadata?: unknown };
+  if (Array.isArray(o.items) && typeof o.kind === 'string' && o.kind.endsWith('List')) return { metadata: (o.metadata ?? {}) as Record<string, unknown>, items: o.items as ApiObject[] };
   return undefined;
 }
 
