@@ -48,7 +48,9 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     storageVersion: storedIn.groupVersion,
   };
   if (m.columns) def.columns = m.columns;
-  if (m.categories) def.categories = m.categories;
+  // in the storage group's rows only: `kubectl get all` lists each group a category names, so a kind
+  // served by two groups (jobs, autoscalers, deployments) would be listed twice
+  if (m.categories && group === storageGroup) def.categories = m.categories;
   if (row.handler) factories.set(plural, row.handler);
   return def;
 }

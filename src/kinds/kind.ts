@@ -61,7 +61,7 @@ export interface KindModule {
   schema?: StructShape;
   /** The columns `kubectl get` prints (server-side tables); absent: NAME and CREATED AT, the reference's default. */
   columns?: TableColumns;
-  /** Discovery categories of every row (`all` for what `kubectl get all` lists). */
+  /** Discovery categories (`all` for what `kubectl get all` lists), on the rows of the storage group. */
   categories?: readonly string[];
 }
 
