@@ -5,6 +5,7 @@ import type { Authorizer } from '../authz/types.ts';
 import type { CompiledPolicy } from '../policy/format.ts';
 import type { AdmissionPlugin } from '../registry/admission.ts';
 import { escalationAdmission } from '../registry/rbac/escalation.ts';
+import { serviceAllocationAdmission, type ServiceAllocations } from '../registry/allocation/services.ts';
 import type { Store } from '../store/store.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { serviceAccountAdmission } from './service-account.ts';
@@ -15,6 +16,8 @@ export interface AdmissionDeps {
   settleServiceAccount?: (namespace: string, account: string) => Promise<void>;
   /** RBAC mode's live policy, the whole authorizer union (asked about `bind`) and the super-user: the escalation check. */
   rbac?: { policy: CompiledPolicy; authorizer: Authorizer; superUser?: string };
+  /** Services' cluster IPs and node ports (registry/allocation). */
+  serviceAllocations?: ServiceAllocations;
 }
 
 export interface AdmissionDeclaration {
@@ -28,6 +31,8 @@ export const admissionPlugins: readonly AdmissionDeclaration[] = [
   { name: 'ServiceAccount', build: ({ store, settleServiceAccount }) => serviceAccountAdmission({ store, settle: settleServiceAccount }) },
   // RBAC mode only: writes of the four RBAC kinds may not grant more than the writer holds
   { name: 'RBACEscalation', build: ({ rbac }) => (rbac ? escalationAdmission(rbac) : undefined) },
+  // last: what it allocates is given back by the store's events, so nothing after it may refuse the write
+  { name: 'ServiceAllocation', build: ({ serviceAllocations }) => (serviceAllocations ? serviceAllocationAdmission(serviceAllocations) : undefined) },
 ];
 
 /** Every declared plugin the configuration turns on, built, in order. */

@@ -1,6 +1,7 @@
 // The catalogue's types and lookups: every group, version and kind a server serves. The table itself
 // is built from the kind modules (src/kinds/catalogue.ts); routing, discovery, OpenAPI, request-info,
 // RBAC resource names and the CLI read it through a `Catalogue`.
+import type { TableColumns } from './table-columns.ts';
 import type { KindStrategy } from './strategy.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
@@ -44,6 +45,10 @@ export interface ResourceDef {
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
   storageVersion: string;
+  /** The columns of its server-side tables; absent: the reference's default (NAME, CREATED AT). */
+  columns?: TableColumns;
+  /** Discovery categories (`all`: what `kubectl get all` lists). */
+  categories?: readonly string[];
 }
 
 export const groupVersions: GroupVersion[] = [

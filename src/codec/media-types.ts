@@ -45,6 +45,8 @@ export interface MediaTypeEntry {
   readonly watch?: WatchFraming;
   /** Needed by the patch role. */
   readonly patch?: PatchMedia;
+  /** The `as=` conversions a body in this type can carry (Table, PartialObjectMetadata, PartialObjectMetadataList). */
+  readonly conversions?: readonly string[];
 }
 
 /** What an entry must carry to play a role; checked when a registry is built. */
@@ -112,9 +114,12 @@ export class MediaTypeSet<E extends MediaTypeEntry> {
     return this.byName.get(parseMediaType(contentType).essence);
   }
 
-  /** The entry for the client's Accept header, first by the client's ranking, then by ours. */
-  negotiate(accept: string | undefined): Negotiated<E> | undefined {
-    const chosen = negotiate(accept, this.negotiable);
+  /**
+   * The entry for the client's Accept header, first by the client's ranking, then by ours. Ranges
+   * asking for an `as=` conversion match only where `convertible` accepts them for the entry.
+   */
+  negotiate(accept: string | undefined, convertible?: (entry: E, params: Record<string, string>) => boolean): Negotiated<E> | undefined {
+    const chosen = negotiate(accept, this.negotiable, convertible && ((offer, params) => convertible(this.byName.get(offer)!, params)));
     if (!chosen) return undefined;
     return { entry: this.byName.get(chosen.mediaType)!, mediaType: chosen.mediaType, contentType: this.contentTypes.get(chosen.mediaType)!, params: chosen.params };
   }
@@ -124,11 +129,15 @@ export class MediaTypeSet<E extends MediaTypeEntry> {
    * without a message), the client's other acceptable types among those that can write it, as the
    * reference does (api-machinery §6.1); `offers` is what a 406 then lists.
    */
-  negotiateFor(accept: string | undefined, body: unknown): { chosen: Negotiated<E> | undefined; offers: readonly string[] } {
-    const chosen = this.negotiate(accept);
+  negotiateFor(
+    accept: string | undefined,
+    body: unknown,
+    convertible?: (entry: E, params: Record<string, string>) => boolean,
+  ): { chosen: Negotiated<E> | undefined; offers: readonly string[] } {
+    const chosen = this.negotiate(accept, convertible);
     if (!chosen || chosen.entry.codec?.encodable?.(body) !== false) return { chosen, offers: this.offers };
     const able = new MediaTypeSet(this.entries.filter((e) => e.codec?.encodable?.(body) !== false));
-    return { chosen: able.negotiate(accept), offers: able.offers };
+    return { chosen: able.negotiate(accept, convertible), offers: able.offers };
   }
 }
 
@@ -173,11 +182,14 @@ export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
+/** Tables and partial metadata: the reference converts to them in JSON and YAML. */
+const ALL_CONVERSIONS = ['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'];
+
 const patchMedia = (mediaType: string, patch: PatchMedia): MediaTypeEntry => ({ mediaType, aliases: [], roles: ['patch'], charset: false, patch });
 
 /** The server's media types, in preference order. */
 export const mediaTypes = new MediaTypeRegistry([
-  { mediaType: JSON_MEDIA_TYPE, aliases: [], roles: ['response', 'request', 'watch', 'openapi'], charset: true, codec: jsonCodec, watch: jsonWatchFraming },
+  { mediaType: JSON_MEDIA_TYPE, aliases: [], roles: ['response', 'request', 'watch', 'openapi'], charset: true, codec: jsonCodec, watch: jsonWatchFraming, conversions: ALL_CONVERSIONS },
   {
     mediaType: YAML_MEDIA_TYPE,
     // names other clients give YAML bodies; responses are only offered as application/yaml
@@ -188,6 +200,7 @@ export const mediaTypes = new MediaTypeRegistry([
     roles: ['response', 'request'],
     charset: true,
     codec: yamlCodec,
+    conversions: ALL_CONVERSIONS,
   },
   // typed messages of every served kind (protobuf.ts); objects without a schema fall back (negotiateFor)
   { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [{ mediaType: PROTOBUF_ALIAS, acceptable: true }], roles: ['response', 'request', 'watch'], charset: false, codec: protobufCodec, watch: protobufWatchFraming },

@@ -45,20 +45,30 @@ function specificity(r: MediaRange): number {
   return (r.type === '*' ? 0 : 2) + (r.subtype === '*' ? 0 : 1);
 }
 
-/** Parameters that ask for a conversion this server does not do (`as`, `g`, `v`): such ranges never match. */
-const unsupportedParams = ['as', 'g', 'v', 'sv'];
+/** Parameters that ask for a conversion (`as`, `g`, `v`): such ranges match only where the caller's `convertible` accepts them. */
+const conversionParams = ['as', 'g', 'v'];
+/** A server version this server never serves output in: such ranges never match. */
+const unsupportedParams = ['sv'];
 
 /**
  * Pick the first offered media type (in the server's order) that the client's best-ranked acceptable
- * range matches. Returns the offer and the matched range's params.
+ * range matches. Returns the offer and the matched range's params. A range asking for a conversion
+ * matches an offer only when `convertible(offer, params)` says so (never without the callback).
  */
-export function negotiate(accept: string | undefined, offers: string[]): { mediaType: string; params: Record<string, string> } | undefined {
+export function negotiate(
+  accept: string | undefined,
+  offers: string[],
+  convertible?: (offer: string, params: Record<string, string>) => boolean,
+): { mediaType: string; params: Record<string, string> } | undefined {
   for (const range of parseAccept(accept)) {
     if (range.q <= 0) continue;
     if (unsupportedParams.some((p) => p in range.params)) continue;
+    const converts = conversionParams.some((p) => p in range.params);
+    if (converts && !convertible) continue;
     for (const offer of offers) {
       const [t, s] = offer.split('/');
       if ((range.type === '*' || range.type === t) && (range.subtype === '*' || range.subtype === s)) {
+        if (converts && !convertible!(offer, range.params)) continue;
         return { mediaType: offer, params: range.params };
       }
     }

@@ -47,6 +47,10 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     strategy: m.strategy ?? defaultStrategy,
     storageVersion: storedIn.groupVersion,
   };
+  if (m.columns) def.columns = m.columns;
+  // in the storage group's rows only: `kubectl get all` lists each group a category names, so a kind
+  // served by two groups (jobs, autoscalers, deployments) would be listed twice
+  if (m.categories && group === storageGroup) def.categories = m.categories;
   if (row.handler) factories.set(plural, row.handler);
   return def;
 }

@@ -5,6 +5,7 @@ import type { JsonObject } from '../api/object.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import type { Verb } from '../api/catalogue.ts';
 import type { HandlerFactory } from './handler.ts';
+import type { TableColumns } from '../api/table-columns.ts';
 import { checkShape, mergeTypeErrors, type StructShape } from '../api/validation/schema.ts';
 
 /** A subresource beyond the status-like default (parent kind, get/patch/update). */
@@ -58,6 +59,10 @@ export interface KindModule {
   fixture?: KindFixture;
   /** The typed fields (integer widths, strings, booleans), checked before the strategy's rules (api/validation/kind-schemas.ts). */
   schema?: StructShape;
+  /** The columns `kubectl get` prints (server-side tables); absent: NAME and CREATED AT, the reference's default. */
+  columns?: TableColumns;
+  /** Discovery categories (`all` for what `kubectl get all` lists), on the rows of the storage group. */
+  categories?: readonly string[];
 }
 
 /** The kind's rules behind the type check of its typed fields. */

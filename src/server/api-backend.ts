@@ -23,13 +23,15 @@ import { resourceHandler, type ResourceDeps } from './resources.ts';
 import { nonResourceRoutes, type OpsRoutes } from './routes.ts';
 import type { WatchObserver } from './watch/limits.ts';
 import type { RequestState } from './state.ts';
+import type { ApiOptions } from '../config/options.ts';
+import { DEFAULT_SERVICE_RANGES, ServiceAllocations } from '../registry/allocation/services.ts';
 
 export interface ApiBackendDeps {
   store: Store;
   catalogue: Catalogue;
   codecs: MediaTypeRegistry;
   /** What the resource handler reads (the body limit); narrows as it does. */
-  options: ResourceDeps['options'];
+  options: ResourceDeps['options'] & Partial<Pick<ApiOptions, 'serviceClusterIPRange' | 'serviceNodePortRange'>>;
   log: (msg: string) => void;
   /** The whole authorizer union: RBAC's `bind` check asks it. */
   authorizer: Authorizer;
@@ -67,12 +69,19 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
   // The ServiceAccount plugin waits for the controllers, which write through this registry: the one
   // edge that runs back, bound when they start (no pod is admitted before that).
   let controllers: Controllers | undefined;
+  // Services' cluster IPs and node ports, repaired from the stored Services before the first write
+  const serviceAllocations = new ServiceAllocations(store, {
+    clusterIP: d.options.serviceClusterIPRange ?? DEFAULT_SERVICE_RANGES.clusterIP,
+    nodePort: d.options.serviceNodePortRange ?? DEFAULT_SERVICE_RANGES.nodePort,
+  });
   try {
+    await serviceAllocations.ready;
     // declared once, in the order every write passes them (src/admission/index.ts)
     const admission: readonly AdmissionPlugin[] = buildAdmission({
       store,
       settleServiceAccount: async (namespace, account) => controllers?.settled(namespace, account),
       rbac: d.rbac && { policy: d.rbac.policy, authorizer: d.authorizer, superUser: d.rbac.superUser },
+      serviceAllocations,
     });
     const registry = new GenericRegistry(store, admission);
     await ensureSystemNamespaces(store, registry, catalogue);
@@ -100,9 +109,11 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
       stop() {
         watchHub.close();
         running.stop();
+        serviceAllocations.close();
       },
     };
   } catch (e) {
+    serviceAllocations.close();
     watchHub.close();
     controllers?.stop();
     throw e;

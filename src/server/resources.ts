@@ -3,6 +3,7 @@ import type { EntryFor, MediaTypeRegistry, MediaTypeSet } from '../codec/media-t
 import type { ServingOptions } from '../config/serving.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
+import { endpointConversions } from '../registry/tables/conversion.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
 import { readBody } from './middleware/body.ts';
@@ -61,6 +62,6 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     const contentType = ctx.get('Content-Type');
     const body = raw ? decodeRequestBody(contentType, raw, bodies, ctx.method) : undefined;
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
-    respond(ctx, d.codecs, res.status, res.body);
+    respond(ctx, d.codecs, res.status, res.body, endpointConversions(def, target.subresource, ctx.state.query));
   };
 }

@@ -16,9 +16,18 @@ export function wantsPretty(ctx: Koa.Context): boolean {
 /** Media types a body can be answered in (the response role, or the OpenAPI documents' own): each has a codec. */
 export type BodyMediaTypes = MediaTypeSet<EntryFor<'response'>>;
 
+/**
+ * `as=` conversions a response may be converted by (tables, partial metadata): which Accept ranges
+ * asking for one are acceptable, and the conversion of the body once one is negotiated.
+ */
+export interface ResponseConversions {
+  allows(carries: readonly string[] | undefined, params: Record<string, string>): boolean;
+  apply(params: Record<string, string>, body: unknown): unknown;
+}
+
 /** Write `body` as an API response, in the format the client accepts; 406 when it accepts none of ours. */
-export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: number, body: unknown): void {
-  respondIn(ctx, media.role('response'), status, body);
+export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: number, body: unknown, conversions?: ResponseConversions): void {
+  respondIn(ctx, media.role('response'), status, body, conversions);
 }
 
 /**
@@ -26,10 +35,12 @@ export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: numb
  * respond step is skipped): on the hot path Koa's body and type setters cost more than the rest of
  * the request.
  */
-export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown): void {
-  const { chosen, offers } = offered.negotiateFor(ctx.req.headers.accept, body);
+export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown, conversions?: ResponseConversions): void {
+  const convertible = conversions && ((entry: BodyMediaTypes['entries'][number], params: Record<string, string>) => conversions.allows(entry.conversions, params));
+  const { chosen, offers } = offered.negotiateFor(ctx.req.headers.accept, body, convertible);
   if (!chosen) throw errors.notAcceptable(offers);
-  const payload = chosen.entry.codec.encode(body, wantsPretty(ctx) || chosen.params.pretty === '1');
+  const converted = conversions && chosen.params.as !== undefined ? conversions.apply(chosen.params, body) : body;
+  const payload = chosen.entry.codec.encode(converted, wantsPretty(ctx) || chosen.params.pretty === '1');
   ctx.respond = false;
   if (ctx.res.headersSent) return; // the request already timed out (504)
   ctx.status = status; // for the request log

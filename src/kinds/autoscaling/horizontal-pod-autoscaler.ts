@@ -2,10 +2,13 @@ import { defaultHorizontalPodAutoscaler, validateHorizontalPodAutoscaler } from 
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { horizontalPodAutoscalerSchema } from '../../api/validation/kind-schemas.ts';
+import { horizontalPodAutoscalerColumns } from '../extensions/columns.ts';
 
 /** Served by autoscaling/v1 and (older shape: scaleRef) extensions/v1beta1, stored once. */
 export const horizontalPodAutoscalerKind = defineKind({
   kind: 'HorizontalPodAutoscaler',
+  columns: horizontalPodAutoscalerColumns,
+  categories: ['all'],
   schema: horizontalPodAutoscalerSchema,
   storageGroup: 'autoscaling',
   served: [

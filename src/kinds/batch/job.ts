@@ -3,10 +3,13 @@ import { defaultJob, validateJob } from '../../api/validation/workloads.ts';
 import { examplePodSpec, readOr, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { jobSchema } from '../../api/validation/kind-schemas.ts';
+import { jobColumns } from '../extensions/columns.ts';
 
 /** Served by batch/v1 and extensions/v1beta1, stored once. */
 export const jobKind = defineKind({
   kind: 'Job',
+  columns: jobColumns,
+  categories: ['all'],
   schema: jobSchema,
   storageGroup: 'batch',
   served: [

@@ -3,6 +3,7 @@ import { validateEvent } from '../../api/validation/misc.ts';
 import { read } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { eventSchema } from '../../api/validation/kind-schemas.ts';
+import { eventColumns } from './columns.ts';
 
 const fieldLabels: NonNullable<KindStrategy['fieldLabels']> = {
   ...Object.fromEntries(
@@ -15,6 +16,7 @@ const fieldLabels: NonNullable<KindStrategy['fieldLabels']> = {
 
 export const eventKind = defineKind({
   kind: 'Event',
+  columns: eventColumns,
   schema: eventSchema,
   served: [{ groupVersion: 'v1', short: ['ev'] }],
   strategy: { nameRule: 'path-segment', validate: validateEvent, allowCreateOnUpdate: true, fieldLabels, fieldLabelMessage: 'short' },

@@ -17,6 +17,7 @@ import { read } from '../common.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
 import { namespaceSchema } from '../../api/validation/kind-schemas.ts';
+import { namespaceColumns } from './columns.ts';
 
 /**
  * PUT /api/v1/namespaces/{name}/finalize (api-machinery §8.1): only spec.finalizers is taken from the
@@ -47,6 +48,7 @@ export const finalizeHandler: HandlerFactory = ({ registry }) => (req, method) =
 
 export const namespaceKind = defineKind({
   kind: 'Namespace',
+  columns: namespaceColumns,
   schema: namespaceSchema,
   served: [
     {

@@ -3,9 +3,11 @@ import { defaultNode, validateNode } from '../../api/validation/cluster.ts';
 import { readOr } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { nodeSchema } from '../../api/validation/kind-schemas.ts';
+import { nodeColumns } from './columns.ts';
 
 export const nodeKind = defineKind({
   kind: 'Node',
+  columns: nodeColumns,
   schema: nodeSchema,
   served: [{ groupVersion: 'v1', scope: 'cluster', short: ['no'], subresources: ['status'] }],
   strategy: {

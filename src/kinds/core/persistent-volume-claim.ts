@@ -3,9 +3,11 @@ import { defaultPersistentVolumeClaim, validatePersistentVolumeClaim } from '../
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { persistentVolumeClaimSchema } from '../../api/validation/kind-schemas.ts';
+import { persistentVolumeClaimColumns } from './columns.ts';
 
 export const persistentVolumeClaimKind = defineKind({
   kind: 'PersistentVolumeClaim',
+  columns: persistentVolumeClaimColumns,
   schema: persistentVolumeClaimSchema,
   served: [{ groupVersion: 'v1', short: ['pvc'], subresources: ['status'] }],
   strategy: {

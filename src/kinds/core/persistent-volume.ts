@@ -2,9 +2,11 @@ import { defaultPersistentVolume, validatePersistentVolume } from '../../api/val
 import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { persistentVolumeSchema } from '../../api/validation/kind-schemas.ts';
+import { persistentVolumeColumns } from './columns.ts';
 
 export const persistentVolumeKind = defineKind({
   kind: 'PersistentVolume',
+  columns: persistentVolumeColumns,
   schema: persistentVolumeSchema,
   served: [{ groupVersion: 'v1', scope: 'cluster', short: ['pv'], subresources: ['status'] }],
   strategy: {

@@ -3,9 +3,11 @@ import { defaultPodTemplateObject, validatePodTemplate } from '../../api/validat
 import { exampleTemplate } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { podTemplateSchema } from '../../api/validation/kind-schemas.ts';
+import { podTemplateColumns } from './columns.ts';
 
 export const podTemplateKind = defineKind({
   kind: 'PodTemplate',
+  columns: podTemplateColumns,
   schema: podTemplateSchema,
   served: [{ groupVersion: 'v1' }],
   strategy: { nameRule: 'dns1123-subdomain', defaults: defaultPodTemplateObject, validate: validatePodTemplate, mergeRules: podTemplateRules('template') },

@@ -6,6 +6,7 @@ import { examplePodSpec, read, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { bindingHandler } from './binding.ts';
 import { podSchema } from '../../api/validation/kind-schemas.ts';
+import { podColumns } from './columns.ts';
 
 const none = (): string => '';
 
@@ -22,6 +23,8 @@ const statusRules: ListMergeRule[] = [
 
 export const podKind = defineKind({
   kind: 'Pod',
+  columns: podColumns,
+  categories: ['all'],
   schema: podSchema,
   served: [
     {

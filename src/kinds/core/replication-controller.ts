@@ -4,9 +4,12 @@ import { exampleTemplate, readOr, resetStatus, STATUS_VERBS } from '../common.ts
 import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
 import { replicationControllerSchema } from '../../api/validation/kind-schemas.ts';
+import { replicationControllerColumns } from './columns.ts';
 
 export const replicationControllerKind = defineKind({
   kind: 'ReplicationController',
+  columns: replicationControllerColumns,
+  categories: ['all'],
   schema: replicationControllerSchema,
   served: [
     {

@@ -3,9 +3,12 @@ import { defaultDaemonSet, validateDaemonSet } from '../../api/validation/worklo
 import { exampleTemplate, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { daemonSetSchema } from '../../api/validation/kind-schemas.ts';
+import { daemonSetColumns } from './columns.ts';
 
 export const daemonSetKind = defineKind({
   kind: 'DaemonSet',
+  columns: daemonSetColumns,
+  categories: ['all'],
   schema: daemonSetSchema,
   served: [{ groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] }],
   strategy: {

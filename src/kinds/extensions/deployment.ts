@@ -5,9 +5,12 @@ import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
 import { rollbackHandler } from './deployment-rollback.ts';
 import { deploymentSchema } from '../../api/validation/kind-schemas.ts';
+import { deploymentColumns } from './columns.ts';
 
 export const deploymentKind = defineKind({
   kind: 'Deployment',
+  columns: deploymentColumns,
+  categories: ['all'],
   schema: deploymentSchema,
   served: [
     {

@@ -1,9 +1,11 @@
 import { defaultNetworkPolicy, validateNetworkPolicy } from '../../api/validation/networking.ts';
 import { defineKind } from '../kind.ts';
 import { networkPolicySchema } from '../../api/validation/kind-schemas.ts';
+import { networkPolicyColumns } from './columns.ts';
 
 export const networkPolicyKind = defineKind({
   kind: 'NetworkPolicy',
+  columns: networkPolicyColumns,
   schema: networkPolicySchema,
   served: [{ groupVersion: 'extensions/v1beta1', plural: 'networkpolicies', short: ['netpol'] }],
   strategy: { nameRule: 'dns1123-subdomain', defaults: defaultNetworkPolicy, validate: validateNetworkPolicy },

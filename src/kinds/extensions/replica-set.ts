@@ -4,9 +4,12 @@ import { exampleTemplate, resetStatus, STATUS_VERBS } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
 import { replicaSetSchema } from '../../api/validation/kind-schemas.ts';
+import { replicaSetColumns } from './columns.ts';
 
 export const replicaSetKind = defineKind({
   kind: 'ReplicaSet',
+  columns: replicaSetColumns,
+  categories: ['all'],
   schema: replicaSetSchema,
   served: [
     {

@@ -9,11 +9,34 @@ export interface WatchFormat {
   readonly id: string;
   /** One framed event: the object as stored (ERROR: a Status), presented and serialised by the format. */
   encode(type: WatchEventType, object: unknown): Buffer;
+  /** While true, this watcher's events are its own, not shared (a Table watch's first event carries the column definitions). */
+  unshared?(): boolean;
+}
+
+/** An `as=` conversion of a watch's event objects (tables, partial metadata). */
+export interface WatchConversion {
+  /** Names the conversion and its options: part of the format's id. */
+  readonly key: string;
+  /** The presented object converted; `noHeaders` after the watcher's first event (tables' column definitions). */
+  convert(object: ApiObject, noHeaders: boolean): unknown;
 }
 
 /** The negotiated framing of the objects as this watch serves them (api version, kind, selfLink). */
-export function watchFormat(media: EntryFor<'watch'>, prepared: PreparedWatch): WatchFormat {
+export function watchFormat(media: EntryFor<'watch'>, prepared: PreparedWatch, conversion?: WatchConversion): WatchFormat {
   const { frame } = media.watch;
+  if (conversion) {
+    let first = true;
+    return {
+      id: `${media.mediaType} ${prepared.presentation} ${conversion.key}`,
+      encode: (type, object) => {
+        if (type === 'ERROR') return frame(type, object);
+        const converted = conversion.convert(prepared.present(object as ApiObject), !first);
+        first = false;
+        return frame(type, converted);
+      },
+      unshared: () => first,
+    };
+  }
   return {
     id: `${media.mediaType} ${prepared.presentation}`,
     encode: (type, object) => frame(type, type === 'ERROR' ? object : prepared.present(object as ApiObject)),
@@ -30,7 +53,7 @@ export class SharedEncodings {
   private lastEncoded: Map<string, Buffer> | undefined;
 
   encode(change: WatchChange, format: WatchFormat): Buffer {
-    if (!change.shared) return format.encode(change.type, change.object);
+    if (!change.shared || format.unshared?.()) return format.encode(change.type, change.object);
     // every watcher of one dispatch asks about the same change: skip the WeakMap for the repeats
     let perFormat = change === this.lastChange ? this.lastEncoded! : this.encoded.get(change);
     if (!perFormat) {

@@ -6,6 +6,7 @@ import type { MediaTypeRegistry } from '../../codec/media-types.ts';
 import type { RequestTarget } from '../../request/attributes.ts';
 import { errors } from '../../request/errors.ts';
 import { prepareWatch } from '../../registry/watch.ts';
+import { conversionOf, watchConversion } from '../../registry/tables/conversion.ts';
 import type { RequestState } from '../state.ts';
 import { watchFailure } from './failure.ts';
 import { watchFormat } from './format.ts';
@@ -28,9 +29,14 @@ export async function serveWatch(
   const prepared = prepareWatch(target, query);
   const timeoutMs = watchTimeoutMs(query, deps.minRequestTimeoutSeconds);
   const framings = deps.media.role('watch');
-  const chosen = framings.negotiate(ctx.get('Accept'));
+  // tables and partial metadata of each event's object: `as=Table` / `as=PartialObjectMetadata` ranges
+  const watchable = (entry: { conversions?: readonly string[] }, params: Record<string, string>) => {
+    const t = conversionOf(params);
+    return !!t && t.kind !== 'PartialObjectMetadataList' && !!entry.conversions?.includes(t.kind);
+  };
+  const chosen = framings.negotiate(ctx.get('Accept'), watchable);
   if (!chosen) throw errors.notAcceptable(framings.offers);
-  const format = watchFormat(chosen.entry, prepared);
+  const format = watchFormat(chosen.entry, prepared, watchConversion(target.def, chosen.params, query));
   const contentType = chosen.params.stream === 'watch' ? `${chosen.mediaType};stream=watch` : chosen.mediaType;
 
   // take the response over from Koa: a long-running chunked stream, headers flushed at once
