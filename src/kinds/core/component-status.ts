@@ -4,6 +4,7 @@ import { conditionsRule } from '../../api/merge-rules.ts';
 import { errors } from '../../request/errors.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
+import { componentStatusSchema } from '../../api/validation/kind-schemas.ts';
 
 const componentStatusHandler: HandlerFactory = ({ store }) => {
   const components = (): JsonObject[] => [
@@ -24,6 +25,7 @@ const componentStatusHandler: HandlerFactory = ({ store }) => {
 
 export const componentStatusKind = defineKind({
   kind: 'ComponentStatus',
+  schema: componentStatusSchema,
   served: [{ groupVersion: 'v1', scope: 'cluster', verbs: ['get', 'list'], short: ['cs'], virtual: true, handler: componentStatusHandler }],
   strategy: { nameRule: 'dns1123-subdomain', mergeRules: [conditionsRule('')] },
 });
