@@ -2,6 +2,7 @@
 // is built from the kind modules (src/kinds/catalogue.ts); routing, discovery, OpenAPI, request-info,
 // RBAC resource names and the CLI read it through a `Catalogue`.
 import type { KindStrategy } from './strategy.ts';
+import type { StructShape } from './validation/schema.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -17,6 +18,8 @@ export interface SubresourceDef {
   /** Kind of the object the subresource reads and writes (the parent's kind for status). */
   kind: string;
   verbs: Verb[];
+  /** The fields of `kind` (its kind module's schema), for the OpenAPI documents. */
+  schema?: StructShape;
   /**
    * Group and version of `kind` (Scale lives in autoscaling/v1 for replication controllers):
    * discovery names them, or clients take the kind to be in the parent's group-version.
@@ -44,6 +47,8 @@ export interface ResourceDef {
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
   storageVersion: string;
+  /** The kind's fields (its kind module's schema), for the OpenAPI documents. */
+  schema?: StructShape;
 }
 
 export const groupVersions: GroupVersion[] = [
