@@ -104,6 +104,15 @@ function addGroupVersion(cat: Catalogue, group: string, version: string, b: Sche
     }
     if (Object.keys(itemOps).length) paths[item] = itemOps;
 
+    // the /watch/ prefix of the reference's era (a list with ?watch=true is the same stream)
+    if (v.has('watch')) {
+      const eventRef = b.ref(`${META}.WatchEvent`);
+      const watchColl = def.namespaced ? `${base}/watch/namespaces/{namespace}/${def.plural}` : `${base}/watch/${def.plural}`;
+      paths[watchColl] = { get: op(def, 'watchlist', def.kind, `watch${G}${N}${K}List`, [...ns, ...listParams.map(queryParam)], eventRef) };
+      paths[`${watchColl}/{name}`] = { get: op(def, 'watch', def.kind, `watch${G}${N}${K}`, [...itemParams, ...listParams.map(queryParam)], eventRef) };
+      if (def.namespaced) paths[`${base}/watch/${def.plural}`] = { get: op(def, 'watchlist', def.kind, `watch${G}${K}ListForAllNamespaces`, listParams.map(queryParam), eventRef) };
+    }
+
     for (const s of def.subresources) {
       const subOps: Json = {};
       // a subresource's kind lives in its own group-version where discovery says so (Scale: autoscaling/v1)

@@ -146,6 +146,10 @@ test('v2 and v3 paths: every served resource and verb, the reference operation i
   t.is(v2.paths[`${pods}/{name}`].patch.operationId, 'patchCoreV1NamespacedPod');
   t.is(v2.paths[`${pods}/{name}/status`].put.operationId, 'replaceCoreV1NamespacedPodStatus');
   t.is(v2.paths['/api/v1/namespaces/{name}'].get.operationId, 'readCoreV1Namespace');
+  t.like(v2.paths['/api/v1/watch/namespaces/{namespace}/pods'].get, { operationId: 'watchCoreV1NamespacedPodList', 'x-kubernetes-action': 'watchlist' });
+  t.like(v2.paths['/api/v1/watch/namespaces/{namespace}/pods/{name}'].get, { operationId: 'watchCoreV1NamespacedPod', 'x-kubernetes-action': 'watch' });
+  t.is(v2.paths['/api/v1/watch/pods'].get.operationId, 'watchCoreV1PodListForAllNamespaces');
+  t.is(v2.paths['/api/v1/watch/namespaces'].get.responses['200'].schema.$ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent');
   t.deepEqual(v2.paths[`${pods}/{name}`].put.parameters.find((p: Json) => p.in === 'body'), { name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/io.k8s.api.core.v1.Pod' } });
   t.deepEqual(v2.paths[pods].get.responses['200'].schema, { $ref: '#/definitions/io.k8s.api.core.v1.PodList' });
   t.like(v2.paths[`${pods}/{name}`].patch, { 'x-kubernetes-action': 'patch', 'x-kubernetes-group-version-kind': { group: '', version: 'v1', kind: 'Pod' } });
