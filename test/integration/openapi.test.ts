@@ -129,6 +129,10 @@ test('v2: named structs are shared definitions; merge rules are x-kubernetes-pat
   t.like(meta.creationTimestamp, { type: 'string', format: 'date-time' });
   t.like(defs['io.k8s.api.core.v1.ServiceSpec'].properties.ports, { 'x-kubernetes-patch-merge-key': 'port' });
   t.like(defs['io.k8s.api.core.v1.PodStatus'].properties.conditions, { 'x-kubernetes-patch-merge-key': 'type' });
+  // every field is described (the struct's own docs, else the table of names that mean the same everywhere)
+  for (const [name, d] of Object.entries(defs)) {
+    for (const [k, p] of Object.entries((d.properties ?? {}) as Record<string, Json>)) t.truthy(p.description, `${name}.${k} has no description`);
+  }
   // a bare struct name lives in its kind's group-version
   t.is(defs['io.k8s.api.extensions.v1beta1.Deployment'].properties.spec.$ref, '#/definitions/io.k8s.api.extensions.v1beta1.DeploymentSpec');
   t.is(defs['io.k8s.api.extensions.v1beta1.DeploymentSpec'].properties.template.$ref, '#/definitions/io.k8s.api.core.v1.PodTemplateSpec');

@@ -6,7 +6,7 @@
 import { gvString, type GroupVersion, type ResourceDef } from '../../api/catalogue.ts';
 import { mergeRulesOf } from '../../api/merge-rules.ts';
 import type { KindStrategy, ListMergeRule } from '../../api/strategy.ts';
-import { listMetaSchema, objectMetaSchema } from '../../api/validation/kind-schemas.ts';
+import { commonFieldDocs, listMetaSchema, objectMetaSchema } from '../../api/validation/kind-schemas.ts';
 import type { Scalar, Shape, StructShape } from '../../api/validation/schema.ts';
 
 export type Json = Record<string, unknown>;
@@ -193,7 +193,7 @@ export class SchemaBuilder {
     const properties: Record<string, Json> = {};
     for (const [field, s] of Object.entries(shape.fields)) {
       const p = child(path, field);
-      const prop = this.described(this.schema(s, p, prefix, rules), shape.docs?.[field]);
+      const prop = this.described(this.schema(s, p, prefix, rules), shape.docs?.[field] ?? (Object.hasOwn(commonFieldDocs, field) ? commonFieldDocs[field] : undefined));
       const rule = rules.get(p);
       if (rule && typeof s !== 'string' && 'list' in s) {
         prop['x-kubernetes-patch-strategy'] = 'merge';
