@@ -9,6 +9,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { resources } from '../../src/kinds/catalogue.ts';
 import type { Shape } from '../../src/api/validation/schema.ts';
 import { definitionPrefixes } from '../../src/registry/openapi/schemas.ts';
+import { mergeRulesOf } from '../../src/api/merge-rules.ts';
 
 let srv: TestServer;
 test.before(async () => {
@@ -136,6 +137,33 @@ test('v2: named structs are shared definitions; merge rules are x-kubernetes-pat
   // a bare struct name lives in its kind's group-version
   t.is(defs['io.k8s.api.extensions.v1beta1.Deployment'].properties.spec.$ref, '#/definitions/io.k8s.api.extensions.v1beta1.DeploymentSpec');
   t.is(defs['io.k8s.api.extensions.v1beta1.DeploymentSpec'].properties.template.$ref, '#/definitions/io.k8s.api.core.v1.PodTemplateSpec');
+});
+
+test('every strategic-merge list rule of every served kind is on a list field of its definition', async (t) => {
+  const doc = await getJson('/openapi/v2');
+  const byGvk = new Map<string, Json>();
+  for (const d of Object.values(doc.definitions as Record<string, Json>)) for (const g of d['x-kubernetes-group-version-kind'] ?? []) byGvk.set(`${g.group}/${g.version}/${g.kind}`, d);
+  let rules = 0;
+  for (const def of resources) {
+    const kindDef = byGvk.get(`${def.group}/${def.version}/${def.kind}`);
+    if (!kindDef) continue;
+    for (const rule of mergeRulesOf(def.strategy)) {
+      let s: Json | undefined = kindDef;
+      let prop: Json | undefined;
+      for (const step of rule.path.split('.')) {
+        const name = step.replace(/\[\]$/, '');
+        prop = s && resolve(doc, s, '#/definitions/').properties?.[name];
+        s = prop && step.endsWith('[]') ? prop.items : prop;
+      }
+      t.truthy(prop, `${def.kind} ${rule.path} is not in the schema`);
+      if (!prop) continue;
+      t.is(prop.type, 'array', `${def.kind} ${rule.path}`);
+      t.is(prop['x-kubernetes-patch-strategy'], 'merge', `${def.kind} ${rule.path}`);
+      t.is(prop['x-kubernetes-patch-merge-key'], rule.mergeKey, `${def.kind} ${rule.path}`);
+      rules++;
+    }
+  }
+  t.true(rules > 100, `${rules} rules`);
 });
 
 test('v2 and v3 paths: every served resource and verb, the reference operation ids, no fieldValidation parameter', async (t) => {

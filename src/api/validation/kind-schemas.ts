@@ -186,6 +186,11 @@ const container = struct(
   { name: `${CORE}.Container`, description: 'A single application container that you want to run within a pod.', required: ['name'], docs: containerDocs },
 );
 
+const ephemeralContainer = struct(
+  { ...container.fields, targetContainerName: str },
+  { name: `${CORE}.EphemeralContainer`, description: 'A temporary container added to an existing pod for user-initiated activities such as debugging.', required: ['name'], docs: { ...containerDocs, targetContainerName: 'The container whose namespaces (IPC, PID…) this one targets.' } },
+);
+
 const keyToPaths = list(struct({ key: str, path: str, mode: i32 }, { name: `${CORE}.KeyToPath`, description: 'Maps a string key to a path within a volume.', required: ['key', 'path'] }));
 const downwardFile = struct({ path: str, fieldRef, resourceFieldRef, mode: i32 }, { name: `${CORE}.DownwardAPIVolumeFile`, required: ['path'] });
 /** Volume sources a PersistentVolume shares with pod volumes. */
@@ -229,7 +234,7 @@ const podSecurityContext = struct(
 );
 export const podSpecSchema: StructShape = struct(
   {
-    volumes: list(volume), initContainers: list(container), containers: list(container), ephemeralContainers: list('object'),
+    volumes: list(volume), initContainers: list(container), containers: list(container), ephemeralContainers: list(ephemeralContainer),
     restartPolicy: str, terminationGracePeriodSeconds: i64, activeDeadlineSeconds: i64, dnsPolicy: str, nodeSelector: stringMap,
     serviceAccountName: str, serviceAccount: str, automountServiceAccountToken: bool, nodeName: str,
     hostNetwork: bool, hostPID: bool, hostIPC: bool, shareProcessNamespace: bool, securityContext: podSecurityContext,
@@ -238,6 +243,7 @@ export const podSpecSchema: StructShape = struct(
     hostAliases: list(struct({ ip: str, hostnames: strings }, { name: `${CORE}.HostAlias` })),
     priorityClassName: str, priority: i32, preemptionPolicy: str, dnsConfig: 'object', readinessGates: list(struct({ conditionType: str })),
     runtimeClassName: str, enableServiceLinks: bool, overhead: resourceList, topologySpreadConstraints: list('object'),
+    resourceClaims: list(struct({ name: str, resourceClaimName: str, resourceClaimTemplateName: str })), schedulingGates: list(struct({ name: str })),
   },
   {
     name: `${CORE}.PodSpec`,
@@ -286,7 +292,7 @@ const containerState = struct(
   { name: `${CORE}.ContainerState`, description: 'The state of a container: at most one of waiting, running and terminated.' },
 );
 const containerStatuses = list(struct(
-  { name: str, state: containerState, lastState: containerState, ready: bool, restartCount: i32, image: str, imageID: str, containerID: str, started: bool },
+  { name: str, state: containerState, lastState: containerState, ready: bool, restartCount: i32, image: str, imageID: str, containerID: str, started: bool, allocatedResourcesStatus: list('object') },
   { name: `${CORE}.ContainerStatus`, description: 'Information about the current status of a container.', required: ['name', 'ready', 'restartCount', 'image', 'imageID'] },
 ));
 const podIP = list(struct({ ip: str }));
@@ -322,7 +328,7 @@ export const podSchema: StructShape = struct(
     status: struct(
       {
         phase: str, conditions: list(condition(`${CORE}.PodCondition`, { lastProbeTime: time })), message: str, reason: str, nominatedNodeName: str,
-        hostIP: str, hostIPs: podIP, podIP: str, podIPs: podIP, startTime: time, qosClass: str, containerStatuses, initContainerStatuses: containerStatuses, ephemeralContainerStatuses: containerStatuses,
+        hostIP: str, hostIPs: podIP, podIP: str, podIPs: podIP, startTime: time, qosClass: str, containerStatuses, initContainerStatuses: containerStatuses, ephemeralContainerStatuses: containerStatuses, resourceClaimStatuses: list('object'),
       },
       { name: `${CORE}.PodStatus`, description: 'Information about the status of a pod; may trail the actual state of the system.', docs: { phase: 'Pending, Running, Succeeded, Failed or Unknown.', hostIP: 'IP address of the host the pod is assigned to.', podIP: 'IP address allocated to the pod.', startTime: 'When the pod was acknowledged by the kubelet.', containerStatuses: 'One entry per container in the manifest.' } },
     ),
@@ -823,6 +829,12 @@ export const commonFieldDocs: Readonly<Record<string, string>> = {
   enableServiceLinks: 'Whether information about services is injected into the pod\'s environment variables.',
   overhead: 'The resource overhead of running the pod.',
   topologySpreadConstraints: 'How a group of pods ought to spread across topology domains.',
+  resourceClaims: 'The dynamic resources the pod claims.',
+  resourceClaimName: 'The name of a ResourceClaim object in the pod\'s namespace.',
+  resourceClaimTemplateName: 'The name of a ResourceClaimTemplate object in the pod\'s namespace.',
+  schedulingGates: 'Gates that block scheduling the pod while present.',
+  resourceClaimStatuses: 'The status of the pod\'s resource claims.',
+  allocatedResourcesStatus: 'The health of the resources allocated to the container.',
   state: 'Details about the container\'s current condition.',
   lastState: 'Details about the container\'s last termination condition.',
   ready: 'Whether the container has passed its readiness probe.',
