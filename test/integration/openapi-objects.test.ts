@@ -10,7 +10,8 @@ import { resources } from '../../src/kinds/catalogue.ts';
 
 let srv: TestServer;
 test.before(async () => {
-  srv = await startServer();
+  // every group-version this build knows, the optional ones too
+  srv = await startServer({ runtimeConfig: ['api/all=true'] });
 });
 test.after.always(() => srv?.close());
 
