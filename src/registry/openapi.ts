@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gvPath, type Catalogue, type ResourceDef } from '../api/catalogue.ts';
 import { JSON_MEDIA_TYPE, mediaTypes } from '../codec/media-types.ts';
-
 import { definitionPrefixes, kindDefinition, META, SchemaBuilder, type Dialect, type Json } from './openapi/schemas.ts';
 
 // OpenAPI documents generated from the catalogue: /openapi/v3 (an index plus one document per
