@@ -9,7 +9,7 @@ import { kubectl120 } from '../helpers/kubectl-1.20.ts';
 // kubectl against the served OpenAPI documents: 1.32's `explain` (OpenAPI v3, and v2 in protobuf with
 // --output=plaintext-openapiv2) and its client-side validation (v2 protobuf: the server publishes no
 // fieldValidation parameter, so kubectl checks the schema itself), and Debian's kubectl 1.20, which
-// reads only the protobuf v2 document, through create -f, apply, replace, edit and explain.
+// reads only the protobuf v2 document, through create -f, apply, replace, edit, diff and explain.
 
 let srv: TestServer;
 test.before(async () => {
@@ -123,7 +123,7 @@ test('kubectl 1.32 client-side validation: unknown and mistyped fields refused (
   t.is((await srv.req('GET', `/apis/extensions/v1beta1/namespaces/${ns}/deployments/web`)).json.spec.replicas, 3);
 });
 
-test('kubectl 1.20 (Debian kubernetes-client): create -f, apply, replace, edit and explain with validation on', async (t) => {
+test('kubectl 1.20 (Debian kubernetes-client): create -f, apply, replace, edit, diff and explain with validation on', async (t) => {
   const ns = 'val-120';
   await namespace(t, ns);
   const k = kubectlFor(srv.url, [], kubectl120());
@@ -141,6 +141,11 @@ test('kubectl 1.20 (Debian kubernetes-client): create -f, apply, replace, edit a
   const applied = goodPod(ns).replace('app: web', 'app: web2');
   ok(t, await k.run(['apply', '--validate=true', '-f', k.file('apply.yaml', applied)]), 'apply');
   t.is((await srv.req('GET', `/api/v1/namespaces/${ns}/pods/web`)).json.metadata.labels.app, 'web2');
+  // diff: a server-side dry run (kubectl 1.20 finds dryRun among the protobuf document's PATCH parameters)
+  const diff = await k.run(['diff', '-f', k.file('diff.yaml', goodPod(ns).replace('app: web', 'app: web4'))]);
+  t.is(diff.code, 1, `diff: ${diff.stderr}`);
+  t.regex(diff.stdout, /-\s+app: web2\n\+\s+app: web4/);
+  t.is((await srv.req('GET', `/api/v1/namespaces/${ns}/pods/web`)).json.metadata.labels.app, 'web2', 'diff changed nothing');
   const got = await k.run(['get', 'pod', 'web', '-n', ns, '-o', 'yaml']);
   ok(t, got, 'get -o yaml');
   ok(t, await k.run(['replace', '--validate=true', '-f', k.file('got.yaml', got.stdout.replace('app: web2', 'app: web3'))]), 'replace');
