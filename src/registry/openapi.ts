@@ -130,8 +130,27 @@ function addGroupVersion(cat: Catalogue, group: string, version: string, b: Sche
 
 const builder = (cat: Catalogue, dialect: Dialect) => new SchemaBuilder(dialect, definitionPrefixes(cat.groupVersions));
 
+/**
+ * Documents depend only on which group-versions are served (the rows come from the kind modules), so
+ * servers in one process share them (tests start many): keyed by the served list, never mutated.
+ */
+const built = new Map<string, Json>();
+function memo(cat: Catalogue, doc: string, build: () => Json): Json {
+  const key = `${doc} ${cat.groupVersions.map((g) => `${g.group}/${g.version}`).join(',')}`;
+  let out = built.get(key);
+  if (!out) {
+    out = build();
+    built.set(key, out);
+  }
+  return out;
+}
+
 /** The OpenAPI v3 document of one group-version. */
 export function openApiV3Document(cat: Catalogue, group: string, version: string): Json {
+  return memo(cat, `v3 ${group}/${version}`, () => buildV3Document(cat, group, version));
+}
+
+function buildV3Document(cat: Catalogue, group: string, version: string): Json {
   const paths: Json = {};
   const b = builder(cat, 'v3');
   addGroupVersion(cat, group, version, b, paths);
@@ -181,6 +200,10 @@ function v2Operation(o: Json): Json {
 
 /** `/openapi/v2` (and `/swaggerapi`): one swagger 2.0 document for everything served. */
 export function openApiV2Document(cat: Catalogue): Json {
+  return memo(cat, 'v2', () => buildV2Document(cat));
+}
+
+function buildV2Document(cat: Catalogue): Json {
   const v3paths: Record<string, Record<string, Json>> = {};
   const b = builder(cat, 'v2');
   for (const gv of cat.groupVersions) addGroupVersion(cat, gv.group, gv.version, b, v3paths);
