@@ -3,6 +3,7 @@
 // RBAC resource names and the CLI read it through a `Catalogue`.
 import type { TableColumns } from './table-columns.ts';
 import type { KindStrategy } from './strategy.ts';
+import type { StructShape } from './validation/schema.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -18,6 +19,8 @@ export interface SubresourceDef {
   /** Kind of the object the subresource reads and writes (the parent's kind for status). */
   kind: string;
   verbs: Verb[];
+  /** The fields of `kind` (its kind module's schema), for the OpenAPI documents. */
+  schema?: StructShape;
   /**
    * Group and version of `kind` (Scale lives in autoscaling/v1 for replication controllers):
    * discovery names them, or clients take the kind to be in the parent's group-version.
@@ -49,6 +52,8 @@ export interface ResourceDef {
   columns?: TableColumns;
   /** Discovery categories (`all`: what `kubectl get all` lists). */
   categories?: readonly string[];
+  /** The kind's fields (its kind module's schema), for the OpenAPI documents. */
+  schema?: StructShape;
 }
 
 export const groupVersions: GroupVersion[] = [

@@ -12,6 +12,7 @@ import { jsonCodec, jsonWatchFraming } from './json.ts';
 import { negotiate, parseMediaType } from './media.ts';
 import { yamlCodec } from './yaml.ts';
 import { PROTOBUF_ALIAS, PROTOBUF_MEDIA_TYPE, protobufCodec, protobufWatchFraming } from './protobuf.ts';
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_REQUESTED, openApiV2ProtobufCodec } from './openapi-protobuf.ts';
 
 export type MediaRole = 'response' | 'request' | 'watch' | 'patch' | 'openapi';
 
@@ -24,6 +25,8 @@ export interface MediaAlias {
    * only names a request body, as `text/yaml` does.
    */
   readonly acceptable: boolean;
+  /** Answered under the canonical name instead (a name clients send but cannot parse back). */
+  readonly answeredAsCanonical?: boolean;
 }
 
 export interface PatchMedia {
@@ -97,16 +100,16 @@ export class MediaTypeSet<E extends MediaTypeEntry> {
     for (const e of entries) {
       this.name(e.mediaType, e);
       for (const a of e.aliases) {
-        this.name(a.mediaType, e);
+        this.name(a.mediaType, e, a.answeredAsCanonical ? e.mediaType : a.mediaType);
         if (a.acceptable) acceptableAliases.push(a.mediaType);
       }
     }
     this.negotiable = [...this.offers, ...acceptableAliases];
   }
 
-  private name(mediaType: string, e: E): void {
+  private name(mediaType: string, e: E, answeredAs = mediaType): void {
     this.byName.set(mediaType, e);
-    this.contentTypes.set(mediaType, e.charset ? `${mediaType}; charset=utf-8` : mediaType);
+    this.contentTypes.set(mediaType, e.charset ? `${answeredAs}; charset=utf-8` : answeredAs);
   }
 
   /** The entry a Content-Type names (canonical name or alias; parameters and case ignored). */
@@ -204,6 +207,15 @@ export const mediaTypes = new MediaTypeRegistry([
   },
   // typed messages of every served kind (protobuf.ts); objects without a schema fall back (negotiateFor)
   { mediaType: PROTOBUF_MEDIA_TYPE, aliases: [{ mediaType: PROTOBUF_ALIAS, acceptable: true }], roles: ['response', 'request', 'watch'], charset: false, codec: protobufCodec, watch: protobufWatchFraming },
+  // the swagger 2.0 document as gnostic's protobuf message (kubectl's `explain` and validation ask for it)
+  // (clients ask with `@v1.0`, which is not a valid media type to parse back: answered as `.v1.0`)
+  {
+    mediaType: OPENAPI_V2_PROTOBUF,
+    aliases: [{ mediaType: OPENAPI_V2_PROTOBUF_REQUESTED, acceptable: true, answeredAsCanonical: true }],
+    roles: ['openapi'],
+    charset: false,
+    codec: openApiV2ProtobufCodec,
+  },
   patchMedia(JSON_PATCH, { type: 'json', documented: true }),
   patchMedia(MERGE_PATCH, { type: 'merge', documented: true }),
   // accepted, but the published OpenAPI documents have never listed it

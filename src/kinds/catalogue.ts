@@ -17,10 +17,13 @@ function splitGroupVersion(gv: string): { group: string; version: string } {
   return slash < 0 ? { group: '', version: gv } : { group: gv.slice(0, slash), version: gv.slice(slash + 1) };
 }
 
+/** A kind's fields, for a subresource whose body is another kind (Scale, Binding). */
+const schemaOf = (kind: string) => kinds.find((m) => m.kind === kind)?.schema;
+
 /** A name alone is the status-like default: the parent's kind, get/patch/update. */
 function subresourceDef(factories: Factories, parentKind: string, parent: string, s: string | SubresourceRow): SubresourceDef {
-  if (typeof s === 'string') return { name: s, kind: parentKind, verbs: STATUS };
-  const def: SubresourceDef = { name: s.name, kind: s.kind, verbs: s.verbs };
+  if (typeof s === 'string') return { name: s, kind: parentKind, verbs: STATUS, schema: schemaOf(parentKind) };
+  const def: SubresourceDef = { name: s.name, kind: s.kind, verbs: s.verbs, schema: schemaOf(s.kind) };
   if (s.kindGroupVersion) Object.assign(def, splitGroupVersion(s.kindGroupVersion));
   if (s.handler) factories.set(`${parent}/${s.name}`, s.handler);
   return def;
@@ -46,6 +49,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     virtual: row.virtual,
     strategy: m.strategy ?? defaultStrategy,
     storageVersion: storedIn.groupVersion,
+    schema: m.schema,
   };
   if (m.columns) def.columns = m.columns;
   // in the storage group's rows only: `kubectl get all` lists each group a category names, so a kind

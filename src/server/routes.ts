@@ -4,6 +4,7 @@ import type { Catalogue } from '../api/catalogue.ts';
 import type { MediaTypeRegistry } from '../codec/media-types.ts';
 import { errors } from '../request/errors.ts';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo, type ServerAddress } from '../registry/discovery.ts';
+import { OPENAPI_V2_PROTOBUF, openApiV2ProtobufCodec } from '../codec/openapi-protobuf.ts';
 import { contentHash, openApiV2Document, openApiV3Document, openApiV3Index } from '../registry/openapi.ts';
 import { runChecks, type HealthCheck } from './health.ts';
 import { respond, respondIn } from './respond.ts';
@@ -69,6 +70,12 @@ export function nonResourceRoutes(
   });
   router.get('/openapi/v2', (ctx) => sendOpenApi(ctx, v2Doc));
   router.get('/swagger.json', (ctx) => sendOpenApi(ctx, v2Doc));
+  // the older name of the protobuf form, whatever the Accept header says (kubectl falls back to it)
+  router.get('/swagger-2.0.0.pb-v1', (ctx) => {
+    ctx.set('Cache-Control', 'no-cache, private');
+    ctx.type = OPENAPI_V2_PROTOBUF;
+    ctx.body = openApiV2ProtobufCodec.encode(v2Doc, false);
+  });
   router.get(/^\/swaggerapi(\/.*)?$/, (ctx) => sendOpenApi(ctx, v2Doc));
   router.get('/version', (ctx) => send(ctx, versionInfo));
   router.get('/healthz', (ctx) => {

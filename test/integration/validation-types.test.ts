@@ -109,17 +109,22 @@ test('fractions, strings and booleans in integer fields; numbers in string field
 
 // Every typed field of the four kinds, one wrong value each: never a 500, always 422 at that path.
 
-const wrong: Record<Scalar, unknown> = { int32: 2147483648, int64: 2 ** 53, intOrString: 1.5, string: 7, boolean: 'yes' };
+const wrong: Record<Scalar, unknown> = { int32: 2147483648, int64: 2 ** 53, intOrString: 1.5, string: 7, boolean: 'yes', quantity: true, time: 5, bytes: 5, float: 'x', object: 5, any: undefined };
 
 function leaves(shape: Shape, keys: Array<string | number>, out: Array<{ keys: Array<string | number>; type: Scalar }>): void {
-  if (typeof shape === 'string') out.push({ keys, type: shape });
+  if (typeof shape === 'string') {
+    if (shape !== 'any') out.push({ keys, type: shape });
+  }
   else if ('fields' in shape) for (const [k, s] of Object.entries(shape.fields)) leaves(s, [...keys, k], out);
   else if ('list' in shape) leaves(shape.list, [...keys, 0], out);
-  else leaves(shape.map, [...keys, 'k'], out);
+  else leaves(shape.map, [...keys, MAP_KEY], out);
 }
 
+/** The key a map leaf is set under: printed `[k]` in field paths. */
+const MAP_KEY = 'k';
+
 function pathOf(keys: Array<string | number>): string {
-  return keys.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+  return keys.map((k, i) => (typeof k === 'number' || (k === MAP_KEY && i > 0) ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
 /** `base` with the value at `keys` set, creating objects and one-element lists on the way. */

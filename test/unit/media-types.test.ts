@@ -10,7 +10,7 @@ test('each role offers its media types in the server preference order', (t) => {
   t.deepEqual(offers('response'), ['application/json', 'application/yaml', 'application/vnd.platform.protobuf']);
   t.deepEqual(offers('request'), ['application/json', 'application/yaml', 'application/vnd.platform.protobuf']);
   t.deepEqual(offers('watch'), ['application/json', 'application/vnd.platform.protobuf']);
-  t.deepEqual(offers('openapi'), ['application/json']);
+  t.deepEqual(offers('openapi'), ['application/json', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']);
   t.deepEqual(offers('patch'), ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
 });
 

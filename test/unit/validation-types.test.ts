@@ -5,7 +5,7 @@ import { fieldErrorString, field } from '../../src/request/errors.ts';
 import type { ApiObject, JsonObject, JsonValue } from '../../src/api/object.ts';
 import { strategyFor } from '../../src/kinds/strategies.ts';
 import { validateObjectMeta } from '../../src/api/validation/meta.ts';
-import { kindSchemas } from '../../src/kinds/index.ts';
+import { kinds, kindSchemas } from '../../src/kinds/index.ts';
 import { checkShape, list, map, mergeTypeErrors, struct, INT32_MESSAGE, INT64_MESSAGE, type Scalar, type Shape } from '../../src/api/validation/schema.ts';
 import type { ObjectMeta } from '../../src/api/object.ts';
 
@@ -101,14 +101,26 @@ const bad: Record<Scalar, JsonValue[]> = {
   intOrString: [2147483648, 0.5, true, {}],
   string: [1, true, {}, []],
   boolean: ['true', 0, {}],
+  quantity: [true, {}, []],
+  time: [1, true, {}],
+  bytes: [1, false],
+  float: ['1', true],
+  object: [1, 'x', []],
+  any: [],
 };
-const good: Record<Scalar, JsonValue> = { int32: 2147483647, int64: 9007199254740991, intOrString: 'name', string: 'value', boolean: true };
+const good: Record<Scalar, JsonValue> = {
+  int32: 2147483647, int64: 9007199254740991, intOrString: 'name', string: 'value', boolean: true,
+  quantity: '100m', time: '2016-01-01T00:00:00Z', bytes: 'YQ==', float: 1.5, object: { a: 1 }, any: [1],
+};
 
-const typeMessages = [INT32_MESSAGE, INT64_MESSAGE, `${INT32_MESSAGE}, or a string`, 'must be a string', 'must be a boolean', 'must be an object', 'must be a list', 'must be a map'];
+const typeMessages = [INT32_MESSAGE, INT64_MESSAGE, `${INT32_MESSAGE}, or a string`, 'must be a string', 'must be a boolean', 'must be an object', 'must be a list', 'must be a map', 'must be a number', 'must be a quantity (a string or a number)'];
+/** Kinds that are stored (have a strategy) are type-checked; the reviews' schemas only document them. */
+const checkedKinds = new Set(kinds.filter((k) => k.strategy).map((k) => k.kind));
 
 test('every typed field of every kind: wrong values are refused at their path, right ones pass the type check', (t) => {
   let checked = 0;
   for (const [kind, shape] of Object.entries(kindSchemas)) {
+    if (!checkedKinds.has(kind)) continue;
     const validate = strategyFor(kind).validate;
     t.truthy(validate, kind);
     const found: Array<{ path: string; keys: Array<string | number>; type: Scalar }> = [];

@@ -6,9 +6,23 @@ import { field, type FieldError } from '../../request/errors.ts';
 import { isPlainObject } from '../object.ts';
 import { path } from './json.ts';
 
-export type Scalar = 'int32' | 'int64' | 'string' | 'boolean' | 'intOrString';
+/**
+ * `quantity`: a resource quantity (string or number); `time`: an RFC 3339 string; `bytes`: base64
+ * text; `float`: any number; `object`: a free-form JSON object; `any`: any JSON value (unchecked).
+ */
+export type Scalar = 'int32' | 'int64' | 'string' | 'boolean' | 'intOrString' | 'quantity' | 'time' | 'bytes' | 'float' | 'object' | 'any';
 
-export interface StructShape {
+/** What the OpenAPI documents say of a struct besides its fields (registry/openapi). */
+export interface StructDoc {
+  /** Definition name: `io.k8s.…` as is, a bare name is placed in the documented kind's group-version. */
+  readonly name?: string;
+  readonly description?: string;
+  /** Field descriptions, by field name. */
+  readonly docs?: Readonly<Record<string, string>>;
+  readonly required?: readonly string[];
+}
+
+export interface StructShape extends StructDoc {
   readonly fields: Readonly<Record<string, Shape>>;
 }
 export interface ListShape {
@@ -19,7 +33,7 @@ export interface MapShape {
 }
 export type Shape = Scalar | StructShape | ListShape | MapShape;
 
-export const struct = (fields: Record<string, Shape>): StructShape => ({ fields });
+export const struct = (fields: Record<string, Shape>, doc: StructDoc = {}): StructShape => ({ fields, ...doc });
 export const list = (of: Shape): ListShape => ({ list: of });
 export const map = (of: Shape): MapShape => ({ map: of });
 
@@ -50,6 +64,17 @@ function scalarError(v: unknown, type: Scalar, fldPath: string): FieldError | un
       return typeof v === 'string' ? undefined : field.invalid(fldPath, v, 'must be a string');
     case 'boolean':
       return typeof v === 'boolean' ? undefined : field.invalid(fldPath, v, 'must be a boolean');
+    case 'quantity':
+      return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : field.invalid(fldPath, v, 'must be a quantity (a string or a number)');
+    case 'time':
+    case 'bytes':
+      return typeof v === 'string' ? undefined : field.invalid(fldPath, v, 'must be a string');
+    case 'float':
+      return typeof v === 'number' && Number.isFinite(v) ? undefined : field.invalid(fldPath, v, 'must be a number');
+    case 'object':
+      return isPlainObject(v) ? undefined : field.invalid(fldPath, v, 'must be an object');
+    case 'any':
+      return undefined;
   }
 }
 

@@ -1,5 +1,6 @@
 import { defineKind } from '../kind.ts';
 import { selfSubjectRulesReviewHandler, type RulesResolver } from '../../registry/reviews.ts';
+import { selfSubjectRulesReviewSchema } from '../../api/validation/kind-schemas.ts';
 
 /** A server that was given no rule resolver says so, as the reference does for an authorizer that cannot list rules. */
 const unresolved: RulesResolver = () => ({
@@ -12,6 +13,7 @@ const unresolved: RulesResolver = () => ({
 /** Answered at once with the rules the server's authorizers grant the caller in a namespace (registry/reviews.ts); not stored. */
 export const selfSubjectRulesReviewKind = defineKind({
   kind: 'SelfSubjectRulesReview',
+  schema: selfSubjectRulesReviewSchema,
   served: [
     {
       groupVersion: 'authorization.k8s.io/v1',

@@ -5,6 +5,7 @@ import { errors } from '../../request/errors.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
 import { componentStatusColumns } from './columns.ts';
+import { componentStatusSchema } from '../../api/validation/kind-schemas.ts';
 
 const componentStatusHandler: HandlerFactory = ({ store }) => {
   const components = (): JsonObject[] => [
@@ -26,6 +27,7 @@ const componentStatusHandler: HandlerFactory = ({ store }) => {
 export const componentStatusKind = defineKind({
   kind: 'ComponentStatus',
   columns: componentStatusColumns,
+  schema: componentStatusSchema,
   served: [{ groupVersion: 'v1', scope: 'cluster', verbs: ['get', 'list'], short: ['cs'], virtual: true, handler: componentStatusHandler }],
   strategy: { nameRule: 'dns1123-subdomain', mergeRules: [conditionsRule('')] },
 });
