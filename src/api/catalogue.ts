@@ -2,6 +2,7 @@
 // is built from the kind modules (src/kinds/catalogue.ts); routing, discovery, OpenAPI, request-info,
 // RBAC resource names and the CLI read it through a `Catalogue`.
 import type { KindStrategy } from './strategy.ts';
+import type { ApiObject, JsonObject } from './object.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -44,10 +45,25 @@ export interface ResourceDef {
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
   storageVersion: string;
+  /** This row's version ↔ the storage version, declared on the kind module; absent: one shape (identity). */
+  converter?: VersionConverter;
+}
+
+/**
+ * Converts one served version of a kind to and from its storage version (apps/v1 Deployment ↔
+ * extensions/v1beta1). Declared per served row on the kind module; the scheme applies it.
+ */
+export interface VersionConverter {
+  /** A body of the served version (already checked and stamped with its apiVersion) as stored; may mutate and return `obj`. */
+  toStorage(obj: ApiObject & JsonObject): ApiObject & JsonObject;
+  /** A stored object as the served version shows it; never mutates `stored`. */
+  fromStorage(stored: ApiObject): ApiObject;
 }
 
 export const groupVersions: GroupVersion[] = [
   { group: '', version: 'v1', enabledByDefault: true },
+  // the workload kinds of extensions/v1beta1 under today's name (same objects, converted)
+  { group: 'apps', version: 'v1', enabledByDefault: true },
   // the review groups under the ecosystem's names, where the reference lists them: how today's
   // clients ask "may I?" and "who am I?"
   { group: 'authentication.k8s.io', version: 'v1', enabledByDefault: true },
@@ -55,6 +71,10 @@ export const groupVersions: GroupVersion[] = [
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },
+  // Ingress and NetworkPolicy, and the RBAC kinds, under today's names (preferred version first)
+  { group: 'networking.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1beta1', enabledByDefault: true },
   { group: 'authentication.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'authorization.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'rbac.authorization.platform.io', version: 'v1alpha1', enabledByDefault: false },

@@ -47,6 +47,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     strategy: m.strategy ?? defaultStrategy,
     storageVersion: storedIn.groupVersion,
   };
+  if (row.convert) def.converter = row.convert;
   if (row.handler) factories.set(plural, row.handler);
   return def;
 }

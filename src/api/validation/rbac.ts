@@ -86,8 +86,17 @@ function validateBinding(obj: ApiObject, namespaced: boolean): FieldError[] {
   return errs;
 }
 
+/** An empty roleRef.apiGroup is the RBAC group (what an update through rbac.authorization.k8s.io stores). */
+function sameRoleRef(a: unknown, b: unknown): boolean {
+  const norm = (r: unknown) => {
+    const o = asObject(r);
+    return o ? { ...o, apiGroup: asString(o.apiGroup) || RBAC_GROUP } : r ?? null;
+  };
+  return jsonEqual(norm(a), norm(b));
+}
+
 function roleRefImmutable(obj: ApiObject, old: ApiObject | undefined): FieldError[] {
-  if (!old || jsonEqual(obj.roleRef ?? null, old.roleRef ?? null)) return [];
+  if (!old || sameRoleRef(obj.roleRef, old.roleRef)) return [];
   return [field.invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')];
 }
 
