@@ -58,6 +58,11 @@ export interface VersionConverter {
   toStorage(obj: ApiObject & JsonObject): ApiObject & JsonObject;
   /** A stored object as the served version shows it; never mutates `stored`. */
   fromStorage(stored: ApiObject): ApiObject;
+  /**
+   * This version's defaults where they differ from the kind's (apps/v1 copies no template labels to
+   * the object): run by the registry in place of the kind's, on the converted object.
+   */
+  defaults?(obj: ApiObject & JsonObject): void;
 }
 
 export const groupVersions: GroupVersion[] = [

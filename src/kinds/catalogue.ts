@@ -44,7 +44,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     shortNames: row.short ?? [],
     storageGroup,
     virtual: row.virtual,
-    strategy: m.strategy ?? defaultStrategy,
+    strategy: row.convert?.defaults ? { ...(m.strategy ?? defaultStrategy), defaults: row.convert.defaults } : (m.strategy ?? defaultStrategy),
     storageVersion: storedIn.groupVersion,
   };
   if (row.convert) def.converter = row.convert;

@@ -33,6 +33,7 @@ test('a Deployment created through apps/v1 is the same object through extensions
   t.is(c.json.spec.revisionHistoryLimit, 10);
   t.is(c.json.spec.progressDeadlineSeconds, 600);
   t.is(c.json.spec.replicas, 1);
+  t.is(c.json.metadata.labels, undefined, 'apps/v1 copies no template labels to the object');
   const e = await srv.req('GET', `${EXT}/deployments/d1`);
   t.is(e.status, 200);
   t.is(e.json.apiVersion, 'extensions/v1beta1');
@@ -69,6 +70,7 @@ test('extensions/v1beta1 defaults the selector from the template; apps/v1 refuse
   }
   const e = await srv.req('POST', `${EXT}/deployments`, noSel);
   t.is(e.status, 201, e.text);
+  t.deepEqual(e.json.metadata.labels, { app: 'web' }, 'extensions/v1beta1 copies the template labels');
   // v1beta1 defaults: maxUnavailable/maxSurge 1, no revisionHistoryLimit
   t.deepEqual(e.json.spec.strategy.rollingUpdate, { maxUnavailable: 1, maxSurge: 1 });
   const a2 = await srv.req('GET', `${APPS}/deployments/nosel`);
@@ -127,6 +129,8 @@ test('ReplicaSet and DaemonSet round trips; DaemonSet templateGeneration travels
   t.is(ds.status, 201, ds.text);
   t.deepEqual(ds.json.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
   t.is(ds.json.spec.revisionHistoryLimit, 10);
+  t.deepEqual(ds.json.status, { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }, 'apps/v1 always shows its four counts');
+  t.is(ds.json.metadata.labels, undefined);
   t.deepEqual(ds.json.metadata.annotations, { 'deprecated.daemonset.template.generation': '3', keep: 'me' });
   const eds = (await srv.req('GET', `${EXT}/daemonsets/ds1`)).json;
   t.is(eds.spec.templateGeneration, 3);

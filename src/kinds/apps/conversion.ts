@@ -6,6 +6,7 @@ import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
 import type { VersionConverter } from '../../api/catalogue.ts';
 import { ensureObject, setDefault } from '../../api/validation/json.ts';
+import { defaultDaemonSet, defaultDeployment, defaultReplicaSet } from '../../api/validation/workloads.ts';
 import { errors, field } from '../../request/errors.ts';
 
 type Mutable = ApiObject & JsonObject;
@@ -52,6 +53,19 @@ function specToAnnotation(stored: ApiObject, key: string, annotation: string): A
   return out;
 }
 
+/**
+ * The extensions/v1beta1 defaults but for the object labels copied from the template, which apps/v1
+ * does not default (its selector is required, so no selector is defaulted either).
+ */
+function withoutLabelDefault(defaults: (obj: Mutable) => void): (obj: Mutable) => void {
+  return (obj) => {
+    const labels = obj.metadata.labels;
+    defaults(obj);
+    if (labels === undefined) delete obj.metadata.labels;
+    else obj.metadata.labels = labels;
+  };
+}
+
 const toInt = (text: string): number | undefined => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
 export const deploymentAppsV1: VersionConverter = {
@@ -74,6 +88,7 @@ export const deploymentAppsV1: VersionConverter = {
     return obj;
   },
   fromStorage: (stored) => specToAnnotation(stored, 'rollbackTo', ROLLBACK_TO),
+  defaults: withoutLabelDefault(defaultDeployment),
 };
 
 export const replicaSetAppsV1: VersionConverter = {
@@ -82,7 +97,18 @@ export const replicaSetAppsV1: VersionConverter = {
     return obj;
   },
   fromStorage: (stored) => stored,
+  defaults: withoutLabelDefault(defaultReplicaSet),
 };
+
+/** apps/v1 DaemonSetStatus always carries its four counts (Go zero values, not omitted; clients require them). */
+const DAEMON_SET_COUNTS = ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady'];
+function daemonSetStatusV1(obj: ApiObject): ApiObject {
+  const status = isPlainObject(obj.status) ? (obj.status as JsonObject) : undefined;
+  if (!status || DAEMON_SET_COUNTS.every((k) => typeof status[k] === 'number')) return obj;
+  const filled: JsonObject = { ...status };
+  for (const k of DAEMON_SET_COUNTS) if (typeof filled[k] !== 'number') filled[k] = 0;
+  return { ...obj, status: filled } as ApiObject;
+}
 
 export const daemonSetAppsV1: VersionConverter = {
   toStorage(obj) {
@@ -101,5 +127,6 @@ export const daemonSetAppsV1: VersionConverter = {
     });
     return obj;
   },
-  fromStorage: (stored) => specToAnnotation(stored, 'templateGeneration', TEMPLATE_GENERATION),
+  fromStorage: (stored) => daemonSetStatusV1(specToAnnotation(stored, 'templateGeneration', TEMPLATE_GENERATION)),
+  defaults: withoutLabelDefault(defaultDaemonSet),
 };
