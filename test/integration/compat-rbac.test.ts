@@ -91,3 +91,28 @@ test('the bootstrap admin role covers both names of the workload, network and RB
   t.is(c.status, 201, c.text);
   t.is((await s.req('dave', 'PUT', `${APPS}/deployments/dave/scale`, { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'dave' }, spec: { replicas: 2 } })).status, 200);
 });
+
+test('offline policy files written for rbac.authorization.k8s.io/v1 authorize like platform ones', async (t) => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const { createOfflineRbacAuthorizer } = await import('../../src/authz/rbac/offline.ts');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'compat-rbac-')), 'policy.yaml');
+  writeFileSync(file, `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: reader, namespace: team}
+rules: [{apiGroups: [apps], resources: [deployments], verbs: [list]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: reader, namespace: team}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]
+`);
+  const authz = await createOfflineRbacAuthorizer([file]);
+  const ask = (apiGroup: string) => authz.authorize({ name: 'alice', groups: [] }, {
+    isResourceRequest: true, path: '', verb: 'list', apiGroup, apiVersion: '', namespace: 'team', resource: 'deployments', subresource: '', name: '',
+  });
+  t.true((await ask('apps')).allowed);
+  t.false((await ask('extensions')).allowed);
+});

@@ -7,6 +7,8 @@ import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from './na
 import { asArray, asObject, asString, jsonEqual, path } from './json.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.platform.io';
+/** The ecosystem's name of the RBAC group: the same objects, converted (docs/compat.md). */
+export const K8S_RBAC_GROUP = 'rbac.authorization.k8s.io';
 export const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'];
 
 const nonEmpty = (v: unknown): boolean => (asArray(v) ?? []).length > 0;

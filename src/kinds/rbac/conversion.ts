@@ -7,10 +7,8 @@
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
 import type { VersionConverter } from '../../api/catalogue.ts';
-import { RBAC_GROUP } from '../../api/validation/rbac.ts';
+import { K8S_RBAC_GROUP, RBAC_GROUP } from '../../api/validation/rbac.ts';
 import { errors, field } from '../../request/errors.ts';
-
-export const K8S_RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 type Mutable = ApiObject & JsonObject;
 
