@@ -3,6 +3,7 @@
 // RBAC resource names and the CLI read it through a `Catalogue`.
 import type { KindStrategy } from './strategy.ts';
 import type { ApiObject, JsonObject } from './object.ts';
+import type { FieldError } from '../request/errors.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -63,6 +64,8 @@ export interface VersionConverter {
    * the object): run by the registry in place of the kind's, on the converted object.
    */
   defaults?(obj: ApiObject & JsonObject): void;
+  /** Rules this version adds to the kind's (apps/v1: an immutable selector), on the converted object. */
+  validate?(obj: ApiObject, old: ApiObject | undefined): FieldError[];
 }
 
 export const groupVersions: GroupVersion[] = [

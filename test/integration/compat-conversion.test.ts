@@ -89,6 +89,10 @@ test('spec.rollbackTo (extensions only) survives a round trip through apps/v1 as
   // an apps/v1 client writes the object back unchanged (plus a label): the rollback request is kept
   const put = await srv.req('PUT', `${APPS}/deployments/rb`, { ...a, metadata: { ...a.metadata, labels: { seen: 'yes' } } });
   t.is(put.status, 200, put.text);
+  // apps/v1 keeps the selector as created; extensions/v1beta1 may change it
+  const sel = await srv.req('PATCH', `${APPS}/deployments/rb`, { spec: { selector: { matchLabels: { app: 'web', x: 'y' } }, template: { metadata: { labels: { app: 'web', x: 'y' } } } } }, MERGE);
+  t.is(sel.status, 422, sel.text);
+  t.like(sel.json.details.causes[0], { field: 'spec.selector', reason: 'FieldValueInvalid', message: 'Invalid value: {"matchLabels":{"app":"web","x":"y"}}: field is immutable' });
   const e = (await srv.req('GET', `${EXT}/deployments/rb`)).json;
   t.deepEqual(e.spec.rollbackTo, { revision: 2 });
   t.is(e.metadata.annotations, undefined, 'the annotation is not stored');
@@ -193,6 +197,12 @@ test('Ingress: the v1 backend shape, defaultBackend, pathType and ingressClassNa
   const p = await srv.req('PATCH', `${NET}/ingresses/in2`, JSON.stringify([{ op: 'replace', path: '/spec/rules/0/http/paths/0/backend/service/port', value: { number: 8443 } }]), JSON_PATCH);
   t.is(p.status, 200, p.text);
   t.deepEqual((await srv.req('GET', `${EXT}/ingresses/in2`)).json.spec.rules[0].http.paths[0].backend, { serviceName: 's', servicePort: 8443 });
+  // v1 requires a pathType, of the three it knows
+  const noType = await srv.req('POST', `${NET}/ingresses`, { metadata: { name: 'nt' }, spec: { rules: [{ http: { paths: [{ path: '/', backend: { service: { name: 's', port: { number: 1 } } } }, { path: '/b', pathType: 'Regex', backend: { service: { name: 's', port: { number: 1 } } } }] } }] } });
+  t.is(noType.status, 422, noType.text);
+  t.deepEqual(noType.json.details.causes.map((c: { field: string; reason: string }) => [c.field, c.reason]), [
+    ['spec.rules[0].http.paths[0].pathType', 'FieldValueRequired'], ['spec.rules[0].http.paths[1].pathType', 'FieldValueNotSupported'],
+  ]);
   // validation still answers through v1
   const bad = await srv.req('POST', `${NET}/ingresses`, { metadata: { name: 'bad' }, spec: { rules: [{ http: { paths: [{ path: 'rel', pathType: 'Prefix', backend: { service: { name: 's', port: { number: 1 } } } }] } }] } });
   t.is(bad.status, 422, bad.text);

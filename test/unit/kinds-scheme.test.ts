@@ -15,9 +15,14 @@ const def = (group: string, plural: string) => resources.find((r) => r.group ===
 
 test('every served row carries the strategy of its kind module', (t) => {
   for (const r of resources) {
-    // a row whose converter carries its version's defaults has them in place of the kind's
-    if (r.converter?.defaults) t.deepEqual(r.strategy, { ...strategyFor(r.kind), defaults: r.converter.defaults }, `${r.group}/${r.plural}`);
-    else t.is(r.strategy, strategyFor(r.kind), `${r.group}/${r.plural}`);
+    // a row whose converter carries its version's defaults and rules has them beside the kind's
+    if (r.converter?.defaults || r.converter?.validate) {
+      const { defaults, validate, ...rest } = r.strategy;
+      const { defaults: kindDefaults, validate: _v, ...kindRest } = strategyFor(r.kind);
+      t.deepEqual(rest, kindRest, `${r.group}/${r.plural}`);
+      t.is(defaults, r.converter.defaults ?? kindDefaults);
+      t.is(typeof validate, 'function');
+    } else t.is(r.strategy, strategyFor(r.kind), `${r.group}/${r.plural}`);
   }
   t.is(new Set(kinds.map((m) => m.kind)).size, kinds.length, 'one module per kind');
 });

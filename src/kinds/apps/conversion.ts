@@ -3,11 +3,11 @@
 // spec.templateGeneration (DaemonSet): the reference carries them in annotations, so they survive a
 // round trip through apps/v1; apps/v1 requires spec.selector (no defaulting from the template labels).
 import type { ApiObject, JsonObject } from '../../api/object.ts';
-import { isPlainObject } from '../../api/object.ts';
+import { isPlainObject, jsonEqual } from '../../api/object.ts';
 import type { VersionConverter } from '../../api/catalogue.ts';
 import { ensureObject, setDefault } from '../../api/validation/json.ts';
 import { defaultDaemonSet, defaultDeployment, defaultReplicaSet } from '../../api/validation/workloads.ts';
-import { errors, field } from '../../request/errors.ts';
+import { errors, field, type FieldError } from '../../request/errors.ts';
 
 type Mutable = ApiObject & JsonObject;
 
@@ -66,6 +66,13 @@ function withoutLabelDefault(defaults: (obj: Mutable) => void): (obj: Mutable) =
   };
 }
 
+/** apps/v1 refuses a changed selector on update (extensions/v1beta1 allowed it). */
+function selectorImmutable(obj: ApiObject, old: ApiObject | undefined): FieldError[] {
+  if (!old) return [];
+  const sel = (o: ApiObject) => (isPlainObject(o.spec) ? (o.spec as JsonObject).selector : undefined) ?? null;
+  return jsonEqual(sel(obj), sel(old)) ? [] : [field.invalid('spec.selector', sel(obj), 'field is immutable')];
+}
+
 const toInt = (text: string): number | undefined => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
 export const deploymentAppsV1: VersionConverter = {
@@ -89,6 +96,7 @@ export const deploymentAppsV1: VersionConverter = {
   },
   fromStorage: (stored) => specToAnnotation(stored, 'rollbackTo', ROLLBACK_TO),
   defaults: withoutLabelDefault(defaultDeployment),
+  validate: selectorImmutable,
 };
 
 export const replicaSetAppsV1: VersionConverter = {
@@ -98,6 +106,7 @@ export const replicaSetAppsV1: VersionConverter = {
   },
   fromStorage: (stored) => stored,
   defaults: withoutLabelDefault(defaultReplicaSet),
+  validate: selectorImmutable,
 };
 
 /** apps/v1 DaemonSetStatus always carries its four counts (Go zero values, not omitted; clients require them). */
@@ -129,4 +138,5 @@ export const daemonSetAppsV1: VersionConverter = {
   },
   fromStorage: (stored) => daemonSetStatusV1(specToAnnotation(stored, 'templateGeneration', TEMPLATE_GENERATION)),
   defaults: withoutLabelDefault(defaultDaemonSet),
+  validate: selectorImmutable,
 };

@@ -5,7 +5,8 @@
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
 import type { VersionConverter } from '../../api/catalogue.ts';
-import { asArray, asObject } from '../../api/validation/json.ts';
+import { asArray, asObject, path } from '../../api/validation/json.ts';
+import { field, type FieldError } from '../../request/errors.ts';
 
 type Mutable = ApiObject & JsonObject;
 
@@ -56,6 +57,22 @@ function mapIngressSpec(spec: JsonObject, map: (b: JsonValue | undefined) => Jso
   return out;
 }
 
+const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix'];
+
+/** v1 requires each path's pathType (v1beta1 had none, or defaulted it). */
+function validatePathTypes(obj: ApiObject): FieldError[] {
+  const errs: FieldError[] = [];
+  (asArray(asObject(obj.spec)?.rules) ?? []).forEach((r, i) => {
+    (asArray(asObject(asObject(r)?.http)?.paths) ?? []).forEach((p, j) => {
+      const at = path.child(path.index(path.child(path.child(path.index('spec.rules', i), 'http'), 'paths'), j), 'pathType');
+      const t = asObject(p)?.pathType;
+      if (t === undefined || t === null || t === '') errs.push(field.required(at, 'pathType must be specified'));
+      else if (typeof t !== 'string' || !PATH_TYPES.includes(t)) errs.push(field.notSupported(at, t, PATH_TYPES));
+    });
+  });
+  return errs;
+}
+
 export const ingressNetworkingV1: VersionConverter = {
   toStorage(obj: Mutable) {
     if (isPlainObject(obj.spec)) obj.spec = mapIngressSpec(obj.spec, backendToStorage, 'defaultBackend', 'backend', false);
@@ -65,6 +82,7 @@ export const ingressNetworkingV1: VersionConverter = {
     if (!isPlainObject(stored.spec)) return stored;
     return { ...stored, spec: mapIngressSpec(stored.spec as JsonObject, backendFromStorage, 'backend', 'defaultBackend', true) } as ApiObject;
   },
+  validate: validatePathTypes,
 };
 
 export const networkPolicyNetworkingV1: VersionConverter = {
