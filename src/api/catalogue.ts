@@ -4,6 +4,8 @@
 import type { TableColumns } from './table-columns.ts';
 import type { KindStrategy } from './strategy.ts';
 import type { StructShape } from './validation/schema.ts';
+import type { ApiObject, JsonObject } from './object.ts';
+import type { FieldError } from '../request/errors.ts';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy';
 
@@ -54,10 +56,32 @@ export interface ResourceDef {
   categories?: readonly string[];
   /** The kind's fields (its kind module's schema), for the OpenAPI documents. */
   schema?: StructShape;
+  /** This row's version ↔ the storage version, declared on the kind module; absent: one shape (identity). */
+  converter?: VersionConverter;
+}
+
+/**
+ * Converts one served version of a kind to and from its storage version (apps/v1 Deployment ↔
+ * extensions/v1beta1). Declared per served row on the kind module; the scheme applies it.
+ */
+export interface VersionConverter {
+  /** A body of the served version (already checked and stamped with its apiVersion) as stored; may mutate and return `obj`. */
+  toStorage(obj: ApiObject & JsonObject): ApiObject & JsonObject;
+  /** A stored object as the served version shows it; never mutates `stored`. */
+  fromStorage(stored: ApiObject): ApiObject;
+  /**
+   * This version's defaults where they differ from the kind's (apps/v1 copies no template labels to
+   * the object): run by the registry in place of the kind's, on the converted object.
+   */
+  defaults?(obj: ApiObject & JsonObject): void;
+  /** Rules this version adds to the kind's (apps/v1: an immutable selector), on the converted object. */
+  validate?(obj: ApiObject, old: ApiObject | undefined): FieldError[];
 }
 
 export const groupVersions: GroupVersion[] = [
   { group: '', version: 'v1', enabledByDefault: true },
+  // the workload kinds of extensions/v1beta1 under today's name (same objects, converted)
+  { group: 'apps', version: 'v1', enabledByDefault: true },
   // the review groups under the ecosystem's names, where the reference lists them: how today's
   // clients ask "may I?" and "who am I?"
   { group: 'authentication.k8s.io', version: 'v1', enabledByDefault: true },
@@ -65,6 +89,10 @@ export const groupVersions: GroupVersion[] = [
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },
+  // Ingress and NetworkPolicy, and the RBAC kinds, under today's names (preferred version first)
+  { group: 'networking.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'rbac.authorization.k8s.io', version: 'v1beta1', enabledByDefault: true },
   { group: 'authentication.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'authorization.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'rbac.authorization.platform.io', version: 'v1alpha1', enabledByDefault: false },

@@ -1,8 +1,8 @@
 // The catalogue's table, built from the kind modules listed in src/kinds/index.ts: one ResourceDef
 // per group-version a kind is served in, and the handler factories its rows name (keyed as the
 // dispatcher looks them up: `<plural>/<subresource>`, or `<plural>` for a virtual kind).
-import { gvString, groupVersions, pluralOf, type ResourceDef, type SubresourceDef, type Verb } from '../api/catalogue.ts';
-import { defaultStrategy } from '../api/strategy.ts';
+import { gvString, groupVersions, pluralOf, type ResourceDef, type SubresourceDef, type Verb, type VersionConverter } from '../api/catalogue.ts';
+import { defaultStrategy, type KindStrategy } from '../api/strategy.ts';
 import type { HandlerFactory } from './handler.ts';
 import { kinds } from './index.ts';
 import type { KindModule, ServedIn, SubresourceRow } from './kind.ts';
@@ -29,6 +29,16 @@ function subresourceDef(factories: Factories, parentKind: string, parent: string
   return def;
 }
 
+/** The kind's strategy, with the defaults and added rules of the row's version where its converter has them. */
+function rowStrategy(strategy: KindStrategy, convert: VersionConverter | undefined): KindStrategy {
+  if (!convert?.defaults && !convert?.validate) return strategy;
+  const out = { ...strategy };
+  if (convert.defaults) out.defaults = convert.defaults;
+  const extra = convert.validate;
+  if (extra) out.validate = (obj, old) => [...(strategy.validate?.(obj, old) ?? []), ...extra(obj, old)];
+  return out;
+}
+
 function resourceDef(factories: Factories, m: KindModule, row: ServedIn): ResourceDef {
   const { group, version } = splitGroupVersion(row.groupVersion);
   const storageGroup = m.storageGroup ?? splitGroupVersion(m.served[0].groupVersion).group;
@@ -47,7 +57,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     shortNames: row.short ?? [],
     storageGroup,
     virtual: row.virtual,
-    strategy: m.strategy ?? defaultStrategy,
+    strategy: rowStrategy(m.strategy ?? defaultStrategy, row.convert),
     storageVersion: storedIn.groupVersion,
     schema: m.schema,
   };
@@ -55,6 +65,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
   // in the storage group's rows only: `kubectl get all` lists each group a category names, so a kind
   // served by two groups (jobs, autoscalers, deployments) would be listed twice
   if (m.categories && group === storageGroup) def.categories = m.categories;
+  if (row.convert) def.converter = row.convert;
   if (row.handler) factories.set(plural, row.handler);
   return def;
 }

@@ -3,7 +3,7 @@
 // The catalogue (src/api/catalogue.ts) is built from the list in src/kinds/index.ts.
 import type { JsonObject } from '../api/object.ts';
 import type { KindStrategy } from '../api/strategy.ts';
-import type { Verb } from '../api/catalogue.ts';
+import type { Verb, VersionConverter } from '../api/catalogue.ts';
 import type { HandlerFactory } from './handler.ts';
 import type { TableColumns } from '../api/table-columns.ts';
 import { checkShape, mergeTypeErrors, type StructShape } from '../api/validation/schema.ts';
@@ -36,6 +36,8 @@ export interface ServedIn {
   virtual?: boolean;
   /** Serves the whole resource of a virtual kind (componentstatuses, bindings). */
   handler?: HandlerFactory;
+  /** Conversion between this version and the kind's storage version; absent: the same shape. */
+  convert?: VersionConverter;
 }
 
 /** A valid example object (without metadata) for tests that walk the whole catalogue. */

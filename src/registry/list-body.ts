@@ -12,7 +12,7 @@ export class ListBody {
 
   constructor(
     readonly def: ResourceDef,
-    readonly head: { kind: string; apiVersion: string; metadata: Record<string, string> },
+    readonly head: { kind: string; apiVersion: string; metadata: Record<string, string | number> },
     /** The stored objects (not yet decorated for the response). */
     readonly stored: readonly ApiObject[],
   ) {}

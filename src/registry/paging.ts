@@ -57,6 +57,11 @@ export interface Page {
   items: ApiObject[];
   /** Set when more items follow. */
   continue?: string;
+  /**
+   * How many items follow this page, where the reference counts them: a page with a continue token
+   * of a list without label or field selector (a filtered rest is not counted).
+   */
+  remainingItemCount?: number;
 }
 
 /**
@@ -85,7 +90,10 @@ export function listPage(store: Store, group: string, resource: string, namespac
   }
   // the next page starts at the next matching item; none left, no token
   while (i < items.length && !matches(items[i])) i++;
-  return { revision, items: out, continue: i < items.length ? encodeContinue({ rv: revision, start: keyOf(items[i]) }) : undefined };
+  if (i >= items.length) return { revision, items: out };
+  const page: Page = { revision, items: out, continue: encodeContinue({ rv: revision, start: keyOf(items[i]) }) };
+  if (!query.get('labelSelector') && !query.get('fieldSelector')) page.remainingItemCount = items.length - i;
+  return page;
 }
 
 /** First index whose key is ≥ `key` (items are sorted by key, as the store keeps them). */

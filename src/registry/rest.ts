@@ -15,7 +15,7 @@ import { runAdmission, type AdmissionPlugin } from './admission.ts';
 import { conflictStatus } from './storage-errors.ts';
 import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listFilter } from './filter.ts';
-import { decode } from '../api/scheme.ts';
+import { decode, toStorage } from '../api/scheme.ts';
 import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
@@ -111,8 +111,9 @@ export class GenericRegistry {
     const matches = listFilter(req.def, strategy, req.query);
     // a page (limit, continue) of the collection at one revision; without them, all of it now
     const page = listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query);
-    const metadata: Record<string, string> = { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(page.revision) };
+    const metadata: Record<string, string | number> = { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(page.revision) };
     if (page.continue) metadata.continue = page.continue;
+    if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
     const head = { kind: req.def.listKind, apiVersion: apiVersionOf(req.def), metadata };
     return { status: 200, body: new ListBody(req.def, head, page.items) };
   }
@@ -267,7 +268,8 @@ export class GenericRegistry {
           throw errors.badRequest(`the patch may not change apiVersion or kind (${wireText(patched.apiVersion)}, ${wireText(patched.kind)})`);
         }
         patched.apiVersion = current!.apiVersion;
-        return this.mergeForUpdate(req, patched, current);
+        // served form → storage form (the row's converter; identity keeps the stored apiVersion)
+        return this.mergeForUpdate(req, toStorage(req.def, patched), current);
       },
       { noCreate: true },
     );

@@ -17,7 +17,9 @@ const scalable = resources.filter((d) => d.subresources.some((s) => s.name === '
 
 test('the catalogue serves scale on replication controllers, deployments and replica sets', (t) => {
   t.deepEqual(scalable.map((d) => `${d.kind}.${d.version}.${d.group}`).sort(), [
+    'Deployment.v1.apps',
     'Deployment.v1beta1.extensions',
+    'ReplicaSet.v1.apps',
     'ReplicaSet.v1beta1.extensions',
     'ReplicationController.v1.',
   ]);
@@ -28,7 +30,8 @@ for (const def of scalable) {
   const resource = def.group ? `${def.plural}.${def.version}.${def.group}` : def.plural;
   test(`kubectl scale --current-replicas on ${resource}`, async (t) => {
     const k = kubectlFor(srv.url);
-    const name = `frontend-${def.kind.toLowerCase()}`;
+    // apps/v1 and extensions/v1beta1 serve the same objects: one name per group
+    const name = `frontend-${def.kind.toLowerCase()}${def.group ? `-${def.group}` : ''}`;
     // a replication controller's selector is a plain map; the others' a label selector
     const selector = def.kind === 'ReplicationController' ? { app: name } : { matchLabels: { app: name } };
     const manifest = {

@@ -75,3 +75,18 @@ test('a token older than the retained history is 410 Expired with the reference 
   }
   t.is((await s.req('GET', `${CM}?limit=abc`)).status, 400);
 });
+
+test('remainingItemCount counts the items after a page of an unfiltered list, and is absent when filtered or on the last page', async (t) => {
+  const s = await seeded(5);
+  t.teardown(() => s.close());
+  const p1 = await s.req('GET', `${CM}?limit=2`);
+  t.is(p1.json.metadata.remainingItemCount, 3);
+  const p2 = await s.req('GET', `${CM}?limit=2&continue=${encodeURIComponent(p1.json.metadata.continue)}`);
+  t.is(p2.json.metadata.remainingItemCount, 1);
+  const p3 = await s.req('GET', `${CM}?limit=2&continue=${encodeURIComponent(p2.json.metadata.continue)}`);
+  t.false('remainingItemCount' in p3.json.metadata);
+  const odd = await s.req('GET', `${CM}?limit=1&labelSelector=odd%3Dtrue`);
+  t.is(typeof odd.json.metadata.continue, 'string');
+  t.false('remainingItemCount' in odd.json.metadata, 'a filtered rest is not counted');
+  t.false('remainingItemCount' in (await s.req('GET', CM)).json.metadata);
+});

@@ -14,7 +14,16 @@ import type { ApiObject } from '../../src/api/object.ts';
 const def = (group: string, plural: string) => resources.find((r) => r.group === group && r.plural === plural)!;
 
 test('every served row carries the strategy of its kind module', (t) => {
-  for (const r of resources) t.is(r.strategy, strategyFor(r.kind), `${r.group}/${r.plural}`);
+  for (const r of resources) {
+    // a row whose converter carries its version's defaults and rules has them beside the kind's
+    if (r.converter?.defaults || r.converter?.validate) {
+      const { defaults, validate, ...rest } = r.strategy;
+      const { defaults: kindDefaults, validate: _v, ...kindRest } = strategyFor(r.kind);
+      t.deepEqual(rest, kindRest, `${r.group}/${r.plural}`);
+      t.is(defaults, r.converter.defaults ?? kindDefaults);
+      t.is(typeof validate, 'function');
+    } else t.is(r.strategy, strategyFor(r.kind), `${r.group}/${r.plural}`);
+  }
   t.is(new Set(kinds.map((m) => m.kind)).size, kinds.length, 'one module per kind');
 });
 
@@ -31,6 +40,9 @@ test('a kind served by two groups is stored in its storage group-version', (t) =
   t.is(storageVersionOf(def('extensions', 'jobs')), 'batch/v1');
   t.is(storageVersionOf(def('extensions', 'horizontalpodautoscalers')), 'autoscaling/v1');
   t.is(storageVersionOf(def('', 'pods')), 'v1');
+  t.is(storageVersionOf(def('apps', 'deployments')), 'extensions/v1beta1');
+  t.is(storageVersionOf(def('networking.k8s.io', 'ingresses')), 'extensions/v1beta1');
+  t.is(storageVersionOf(def('rbac.authorization.k8s.io', 'rolebindings')), 'rbac.authorization.platform.io/v1alpha1');
 });
 
 test('the scheme decodes a body into a kind and encodes it for its served version', (t) => {

@@ -7,6 +7,8 @@ import { isDNS1123Label, isDNS1123Subdomain, isValidPathSegmentName } from './na
 import { asArray, asObject, asString, jsonEqual, path } from './json.ts';
 
 export const RBAC_GROUP = 'rbac.authorization.platform.io';
+/** The ecosystem's name of the RBAC group: the same objects, converted (docs/compat.md). */
+export const K8S_RBAC_GROUP = 'rbac.authorization.k8s.io';
 export const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'];
 
 const nonEmpty = (v: unknown): boolean => (asArray(v) ?? []).length > 0;
@@ -86,8 +88,17 @@ function validateBinding(obj: ApiObject, namespaced: boolean): FieldError[] {
   return errs;
 }
 
+/** An empty roleRef.apiGroup is the RBAC group (what an update through rbac.authorization.k8s.io stores). */
+function sameRoleRef(a: unknown, b: unknown): boolean {
+  const norm = (r: unknown) => {
+    const o = asObject(r);
+    return o ? { ...o, apiGroup: asString(o.apiGroup) || RBAC_GROUP } : r ?? null;
+  };
+  return jsonEqual(norm(a), norm(b));
+}
+
 function roleRefImmutable(obj: ApiObject, old: ApiObject | undefined): FieldError[] {
-  if (!old || jsonEqual(obj.roleRef ?? null, old.roleRef ?? null)) return [];
+  if (!old || sameRoleRef(obj.roleRef, old.roleRef)) return [];
   return [field.invalid('roleRef', obj.roleRef ?? null, 'cannot change roleRef')];
 }
 

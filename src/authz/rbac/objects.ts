@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { ApiObject } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
-import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, RBAC_GROUP } from '../../api/validation/rbac.ts';
+import { validateClusterRole, validateClusterRoleBinding, validateRole, validateRoleBinding, K8S_RBAC_GROUP, RBAC_GROUP } from '../../api/validation/rbac.ts';
 import { fieldErrorString, type FieldError } from '../../request/errors.ts';
 import type { BindingObject, PolicyRuleObject, RbacObjects, RoleObject, SubjectObject } from '../../policy/rbac.ts';
 
@@ -91,6 +91,8 @@ function collect(doc: unknown, where: string, out: ApiObject[]): void {
   }
   if (typeof doc.kind !== 'string' || !Object.prototype.hasOwnProperty.call(RBAC_RESOURCES, doc.kind)) return;
   if (!isPlainObject(doc.metadata) || typeof doc.metadata.name !== 'string' || !doc.metadata.name) throw new Error(`${where}: ${wireText(doc.kind)} needs metadata.name`);
+  // a file written for rbac.authorization.k8s.io names that group in roleRef: the same role as ours
+  if (isPlainObject(doc.roleRef) && doc.roleRef.apiGroup === K8S_RBAC_GROUP) doc.roleRef = { ...doc.roleRef, apiGroup: RBAC_GROUP };
   out.push(doc as unknown as ApiObject);
 }
 

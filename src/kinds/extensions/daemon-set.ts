@@ -4,13 +4,17 @@ import { exampleTemplate, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { daemonSetSchema } from '../../api/validation/kind-schemas.ts';
 import { daemonSetColumns } from './columns.ts';
+import { daemonSetAppsV1 } from '../apps/conversion.ts';
 
 export const daemonSetKind = defineKind({
   kind: 'DaemonSet',
   columns: daemonSetColumns,
   categories: ['all'],
   schema: daemonSetSchema,
-  served: [{ groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] }],
+  served: [
+    { groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] },
+    { groupVersion: 'apps/v1', short: ['ds'], subresources: ['status'], convert: daemonSetAppsV1 },
+  ],
   strategy: {
     nameRule: 'dns1123-subdomain',
     prepareForCreate: resetStatus(() => ({ currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0 })),
@@ -20,5 +24,5 @@ export const daemonSetKind = defineKind({
     fieldLabelMessage: 'long',
     mergeRules: templatedWorkloadRules(),
   },
-  fixture: { body: { spec: { template: exampleTemplate } } },
+  fixture: { body: { spec: { selector: { matchLabels: { app: 'x' } }, template: exampleTemplate } } },
 });

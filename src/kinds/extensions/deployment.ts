@@ -6,6 +6,7 @@ import { scaleHandler } from '../autoscaling/scale.ts';
 import { rollbackHandler } from './deployment-rollback.ts';
 import { deploymentSchema } from '../../api/validation/kind-schemas.ts';
 import { deploymentColumns } from './columns.ts';
+import { deploymentAppsV1 } from '../apps/conversion.ts';
 
 export const deploymentKind = defineKind({
   kind: 'Deployment',
@@ -22,6 +23,13 @@ export const deploymentKind = defineKind({
         { name: 'rollback', kind: 'DeploymentRollback', verbs: ['create'], handler: rollbackHandler },
       ],
     },
+    // no rollback subresource: `kubectl rollout undo` patches the template from a ReplicaSet's
+    {
+      groupVersion: 'apps/v1',
+      short: ['deploy'],
+      subresources: ['status', { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'autoscaling/v1', handler: scaleHandler }],
+      convert: deploymentAppsV1,
+    },
   ],
   strategy: {
     nameRule: 'dns1123-subdomain',
@@ -32,5 +40,5 @@ export const deploymentKind = defineKind({
     fieldLabelMessage: 'long',
     mergeRules: templatedWorkloadRules(),
   },
-  fixture: { body: { spec: { replicas: 2, template: exampleTemplate } } },
+  fixture: { body: { spec: { replicas: 2, selector: { matchLabels: { app: 'x' } }, template: exampleTemplate } } },
 });

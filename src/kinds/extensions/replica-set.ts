@@ -5,6 +5,7 @@ import { defineKind } from '../kind.ts';
 import { scaleHandler } from '../autoscaling/scale.ts';
 import { replicaSetSchema } from '../../api/validation/kind-schemas.ts';
 import { replicaSetColumns } from './columns.ts';
+import { replicaSetAppsV1 } from '../apps/conversion.ts';
 
 export const replicaSetKind = defineKind({
   kind: 'ReplicaSet',
@@ -17,6 +18,12 @@ export const replicaSetKind = defineKind({
       short: ['rs'],
       subresources: ['status', { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'extensions/v1beta1', handler: scaleHandler }],
     },
+    {
+      groupVersion: 'apps/v1',
+      short: ['rs'],
+      subresources: ['status', { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'autoscaling/v1', handler: scaleHandler }],
+      convert: replicaSetAppsV1,
+    },
   ],
   strategy: {
     nameRule: 'dns1123-subdomain',
@@ -26,5 +33,5 @@ export const replicaSetKind = defineKind({
     tracksGeneration: true,
     mergeRules: templatedWorkloadRules(),
   },
-  fixture: { body: { spec: { replicas: 2, template: exampleTemplate } } },
+  fixture: { body: { spec: { replicas: 2, selector: { matchLabels: { app: 'x' } }, template: exampleTemplate } } },
 });

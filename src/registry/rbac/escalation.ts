@@ -26,9 +26,10 @@ function userText(u: UserInfo): string {
   return `&{${u.name} ${u.uid ?? ''} [${u.groups.join(' ')}] map[${extra}]}`;
 }
 
-async function mayBind(deps: EscalationDeps, user: UserInfo, ref: { kind: string; name: string; apiGroup?: string }, namespace: string): Promise<boolean> {
+/** `group`: the RBAC group the binding was written through (its roleRef.apiGroup as the client wrote it). */
+async function mayBind(deps: EscalationDeps, user: UserInfo, ref: { kind: string; name: string }, group: string, namespace: string): Promise<boolean> {
   const d = await deps.authorizer.authorize(user, {
-    isResourceRequest: true, path: '', verb: 'bind', apiGroup: ref.apiGroup || RBAC_GROUP, apiVersion: '',
+    isResourceRequest: true, path: '', verb: 'bind', apiGroup: group, apiVersion: '',
     namespace, resource: ref.kind === 'Role' ? RBAC_RESOURCES.Role : RBAC_RESOURCES.ClusterRole, subresource: '', name: ref.name,
   });
   return d.allowed;
@@ -38,7 +39,8 @@ export function escalationAdmission(deps: EscalationDeps): AdmissionPlugin {
   return {
     name: 'RBACEscalation',
     async admit(req: AdmissionRequest): Promise<void> {
-      if (req.def.group !== RBAC_GROUP || (req.operation !== 'create' && req.operation !== 'update') || req.subresource || !req.object) return;
+      // every group-version serving the RBAC kinds (the platform's and rbac.authorization.k8s.io)
+      if (req.def.storageGroup !== RBAC_GROUP || (req.operation !== 'create' && req.operation !== 'update') || req.subresource || !req.object) return;
       const kind: RbacKind | undefined = kindOfResource(req.def.plural);
       if (!kind) return;
       const user = req.user;
@@ -48,10 +50,10 @@ export function escalationAdmission(deps: EscalationDeps): AdmissionPlugin {
       let servant: Rule[];
       if (isBindingKind(kind)) {
         const ref = toBindingObject(req.object).roleRef;
-        if (await mayBind(deps, user, ref, namespace)) return;
+        if (await mayBind(deps, user, ref, req.def.group, namespace)) return;
         const key = ref.kind === 'Role' ? roleKey('Role', ref.name, namespace) : roleKey('ClusterRole', ref.name);
         const rules = own(deps.policy.roles, key);
-        if (!rules) throw errors.notFound({ group: RBAC_GROUP, resource: ref.kind === 'Role' ? RBAC_RESOURCES.Role : RBAC_RESOURCES.ClusterRole }, ref.name);
+        if (!rules) throw errors.notFound({ group: req.def.group, resource: ref.kind === 'Role' ? RBAC_RESOURCES.Role : RBAC_RESOURCES.ClusterRole }, ref.name);
         servant = rules;
       } else {
         servant = (toRoleObject(req.object).rules ?? []).map(toRule);
