@@ -27,7 +27,7 @@ import { timedAuthenticator, timedAuthorizer } from './instrument.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
 import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
-import { upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
+import { kubeletUpgradeHandlers, upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
 import { startApiBackend, type ApiBackend } from './api-backend.ts';
 import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, tokenReviewer } from './security.ts';
 import { startListeners, type Listeners } from './listeners.ts';
@@ -168,6 +168,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
       addresses,
       watchObserver: metrics.watches,
+      kubelet: options,
       ops: {
         livez: [ping],
         readyz: [
@@ -223,7 +224,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       backend.handler,
     ]);
     const serveAdmitted = admittedApp.callback();
-    const upgradeHandlers = new Map<string, UpgradeHandler>();
+    const upgradeHandlers = new Map<string, UpgradeHandler>(kubeletUpgradeHandlers(backend.kubelet, authorizer));
     const upgrade = upgradeListener({
       door: frontDoor,
       handlers: upgradeHandlers,

@@ -2,12 +2,13 @@ import { conditionsRule } from '../../api/merge-rules.ts';
 import { defaultNode, validateNode } from '../../api/validation/cluster.ts';
 import { readOr } from '../common.ts';
 import { defineKind } from '../kind.ts';
+import { proxySubresource } from './kubelet-subresources.ts';
 import { nodeSchema } from '../../api/validation/kind-schemas.ts';
 
 export const nodeKind = defineKind({
   kind: 'Node',
   schema: nodeSchema,
-  served: [{ groupVersion: 'v1', scope: 'cluster', short: ['no'], subresources: ['status'] }],
+  served: [{ groupVersion: 'v1', scope: 'cluster', short: ['no'], subresources: ['status', proxySubresource('Node')] }],
   strategy: {
     nameRule: 'dns1123-subdomain',
     defaults: defaultNode,
