@@ -2,8 +2,8 @@
 // --tail, --since, --limit-bytes), exec over WebSocket (v5.channel.k8s.io), get --raw through the
 // proxy subresources; and each refused with 403 for a user who may read pods but not the subresource.
 import test from 'ava';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { initDevPki } from '../../src/certs/pki.ts';
@@ -171,6 +171,51 @@ test.serial('each is refused with 403 to a user who may read pods but not the su
 test.serial('get alone on pods/exec does not open a WebSocket exec: create is checked too, before the kubelet is asked', async (t) => {
   const before = k.requests.length;
   const r = await kc.run(['--token=getter-token', 'exec', 'p', '--', 'echo', 'hi']);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /User "getter" cannot create resource "pods\/exec" in API group "" in the namespace "default"/);
+  t.is(k.requests.length, before);
+});
+
+/**
+ * kubectl 1.20 from Debian's kubernetes-client package, unpacked into a temp dir (the machine's
+ * /usr/bin/kubectl is 1.32 and belongs to another package); undefined when the package cannot be fetched.
+ */
+function kubectl120(): string | undefined {
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'kubectl-120-'));
+    execFileSync('apt-get', ['download', 'kubernetes-client'], { cwd: dir, stdio: 'ignore', timeout: 120_000 });
+    const deb = readdirSync(dir).find((f) => f.endsWith('.deb'));
+    if (!deb) return undefined;
+    execFileSync('dpkg', ['-x', join(dir, deb), join(dir, 'root')], { stdio: 'ignore' });
+    const bin = join(dir, 'root/usr/bin/kubectl');
+    return existsSync(bin) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const old = kubectl120();
+const run120 = (token: string, args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    const cache = mkdtempSync(join(tmpdir(), 'kubectl-120-cache-'));
+    const child = spawn(old!, [`--server=${server}`, `--certificate-authority=${caCert}`, `--cache-dir=${cache}`, `--token=${token}`, ...args]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+
+(old ? test.serial : test.skip)('kubectl 1.20: logs and get --raw through proxy; exec over SPDY (POST) refused as create', async (t) => {
+  let r = await run120('admin-token', ['logs', 'p', '--tail=2']);
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, 'line three\nline four\n');
+  r = await run120('admin-token', ['get', '--raw', '/api/v1/nodes/n1/proxy/pods']);
+  t.is(r.stdout, 'kubelet GET /pods\n');
+  r = await run120('viewer-token', ['logs', 'p']);
+  t.is(r.code, 1);
+  t.regex(r.stderr, /User "viewer" cannot get resource "pods\/log"/);
+  const before = k.requests.length;
+  r = await run120('getter-token', ['exec', 'p', '--', 'echo', 'hi']);
   t.is(r.code, 1);
   t.regex(r.stderr, /User "getter" cannot create resource "pods\/exec" in API group "" in the namespace "default"/);
   t.is(k.requests.length, before);

@@ -1,7 +1,7 @@
 // A stand-in kubelet for the streaming tests: an HTTPS server (client certificates asked for and
 // recorded) serving /containerLogs with the log parameters, /exec and /attach as an echo over the
-// WebSocket channel protocols (v4/v5.channel.k8s.io), /portForward as a WebSocket TCP-echo, and a
-// plain HTTP backend for the proxy subresources.
+// WebSocket channel protocols (v4/v5.channel.k8s.io), /portForward as a WebSocket TCP-echo, a SPDY/3.1
+// upgrade answered and echoed byte for byte (no SPDY framing), and a plain HTTP backend for the proxy subresources.
 import { createServer as createHttps, type Server as HttpsServer } from 'node:https';
 import { createServer as createHttp, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -117,6 +117,15 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
     record(requests, req);
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const kind = url.pathname.split('/')[1];
+    if (String(req.headers.upgrade).toLowerCase() === 'spdy/3.1') {
+      // no SPDY framing here: the switch is answered as a kubelet answers it and the bytes echoed,
+      // which is all the API server's side of the connection may rely on
+      const offered = String(req.headers['x-stream-protocol-version'] ?? '').split(',')[0].trim();
+      socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${offered}\r\n\r\n`);
+      if (head.length) socket.write(head);
+      socket.pipe(socket);
+      return;
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       if (kind === 'exec' || kind === 'attach') serveExec(ws, url, kind);
       else ws.on('message', (data: Buffer) => ws.send(data)); // portForward: the bytes come back

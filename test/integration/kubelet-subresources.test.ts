@@ -3,6 +3,8 @@
 import test from 'ava';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -205,6 +207,31 @@ test.serial('portforward: bytes both ways over the upgraded connection', async (
   t.deepEqual([...(await back)], [0, 0, 0, 1, 2, 3]);
   t.is(k.requests.at(-1)!.url, `/portForward/${NS}/p?ports=80`);
   ws.close();
+});
+
+test.serial('a SPDY/3.1 upgrade (kubectl 1.20, and kubectl 1.32 falling back) is joined byte for byte, both ways', async (t) => {
+  const sock = connect(Number(new URL(s.url).port), '127.0.0.1');
+  await once(sock, 'connect');
+  sock.write(`POST /api/v1/namespaces/${NS}/pods/p/exec?command=sh&stdin=true HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\nX-Stream-Protocol-Version: v3.channel.k8s.io\r\nContent-Length: 0\r\n\r\n`);
+  let got = Buffer.alloc(0);
+  const until = async (pred: (b: Buffer) => boolean) => {
+    while (!pred(got)) got = Buffer.concat([got, (await once(sock, 'data'))[0] as Buffer]);
+  };
+  await until((b) => b.includes('\r\n\r\n'));
+  const headEnd = got.indexOf('\r\n\r\n') + 4;
+  const head = got.subarray(0, headEnd).toString();
+  t.regex(head, /^HTTP\/1\.1 101 Switching Protocols\r\n/);
+  t.regex(head, /X-Stream-Protocol-Version: v4\.channel\.k8s\.io/);
+  got = got.subarray(headEnd);
+  const frame = Buffer.from([0x80, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x0a, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0, 0, 0]);
+  sock.write(frame);
+  await until((b) => b.length >= frame.length);
+  t.deepEqual(got, frame);
+  const seen = k.requests.at(-1)!;
+  t.is(seen.method, 'POST');
+  t.is(seen.url, `/exec/${NS}/p/c?command=sh&stdin=true`);
+  t.is(seen.headers['x-stream-protocol-version'], 'v4.channel.k8s.io, v3.channel.k8s.io');
+  sock.destroy();
 });
 
 function rawUpgrade(path: string, method = 'POST'): Promise<{ status: number; body: string }> {
