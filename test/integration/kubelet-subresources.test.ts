@@ -145,6 +145,10 @@ test.serial('proxy: services via their endpoints (name:port forms), nodes to the
   t.like(none.json, { code: 503, reason: 'ServiceUnavailable', message: 'no endpoints available for service "web:other"' });
   const bad = await s.req('GET', `/api/v1/namespaces/${NS}/services/ftp:web:80/proxy/`);
   t.like(bad.json, { code: 400, message: 'invalid service request "ftp:web:80"' });
+  const badPort = await s.req('GET', `/api/v1/namespaces/${NS}/pods/p:99999/proxy/`);
+  t.like(badPort.json, { kind: 'Status', code: 400, message: 'invalid pod request "p:99999"' });
+  const unscheduled = await s.req('GET', `/api/v1/namespaces/${NS}/pods/pending/proxy/`);
+  t.like(unscheduled.json, { kind: 'Status', code: 400, message: 'pod pending does not have an IP address assigned' });
 });
 
 test.serial('proxy: a redirect Location on the backend is rewritten under the proxy path', async (t) => {

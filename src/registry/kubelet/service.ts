@@ -94,6 +94,8 @@ export class KubeletService {
     const plural = target.def.plural;
     const what = plural === 'pods' ? 'pod' : plural === 'services' ? 'service' : 'node';
     const { scheme, name, port } = splitSchemeNamePort(target.name, what);
+    // a pod or node port is a number a URL can carry (a service port may be a name)
+    if (port && plural !== 'services' && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65_535)) throw errors.badRequest(`invalid ${what} request ${JSON.stringify(target.name)}`);
     const legacy = attrs.verb === 'proxy';
     // the raw path: segments up to and including the name (legacy) or the `proxy` after it, then the rest as sent
     const raw = (call.req.url ?? '/').split('?')[0].replace(/^\/+/, '').split('/');
@@ -114,7 +116,7 @@ export class KubeletService {
       const at = this.kubeletOfNode(name, user);
       base = !port || Number(port) === at.port ? `${this.transport.kubeletScheme}://${urlHost(at)}` : `${scheme || 'http'}://${urlHost({ host: at.host, port: Number(port) })}`;
     }
-    if (port && !/^\d{1,5}$/.test(port) && plural !== 'services') throw errors.badRequest(`invalid ${what} request ${JSON.stringify(target.name)}`);
+
     return { base, prefix, rest };
   }
 
