@@ -30,8 +30,8 @@ export const kubelet: Concern<KubeletOptions> = {
     { name: 'kubelet-client-certificate', key: 'kubeletClientCertificate', type: 'string', value: 'FILE', help: 'Client certificate (PEM) for connections to kubelets.' },
     { name: 'kubelet-client-key', key: 'kubeletClientKey', type: 'string', value: 'FILE', help: 'Private key of --kubelet-client-certificate.' },
     { name: 'kubelet-certificate-authority', key: 'kubeletCertificateAuthority', type: 'string', value: 'FILE', help: 'CA bundle to verify kubelet serving certificates (unverified without it).' },
-    { name: 'kubelet-https', key: 'kubeletHttps', type: 'bool', help: 'Use HTTPS for kubelet connections (default true).' },
-    { name: 'kubelet-timeout', key: 'kubeletTimeout', type: 'string', value: 'DURATION', help: 'Timeout for kubelet connections and response headers (default 5s).' },
+    { name: 'kubelet-https', key: 'kubeletHttps', type: 'bool', help: 'Use HTTPS for kubelet connections.' },
+    { name: 'kubelet-timeout', key: 'kubeletTimeout', type: 'string', value: 'DURATION', help: 'Timeout for kubelet connections and response headers.' },
   ],
   defaults: () => ({ kubeletHttps: true, kubeletTimeout: '5s' }),
   validate(options) {
