@@ -20,13 +20,17 @@ function isNamespaceKind(a: RequestAttributes): boolean {
 }
 
 function targetOf(cat: Catalogue, method: string, a: RequestAttributes): RequestTarget | StatusError {
-  // this server proxies nothing: a proxy/redirect path must not fall through to a plain read
-  if (a.verb === 'proxy' || a.verb === 'redirect') return errors.routeNotFound();
+  // redirect is served by nothing: it must not fall through to a plain read
+  if (a.verb === 'redirect') return errors.routeNotFound();
   if (!cat.servesGroupVersion(a.apiGroup, a.apiVersion)) return errors.routeNotFound();
   const def = cat.lookup(a.apiGroup, a.apiVersion, a.resource);
   if (!def) return errors.routeNotFound();
+  // the legacy `/proxy/...` form names the proxy subresource of a kind that has one, with the path after the name
+  const legacyProxy = a.verb === 'proxy';
+  if (legacyProxy && (!a.name || !def.subresources.some((s) => s.name === 'proxy'))) return errors.routeNotFound();
   // resource, name, subresource: a part beyond them is a path nothing serves, not one to ignore
-  if (a.parts.length > 3) return errors.routeNotFound();
+  // (except the path a proxy forwards)
+  if (a.parts.length > 3 && !legacyProxy && a.subresource !== 'proxy') return errors.routeNotFound();
   if (a.subresource && !def.subresources.some((s) => s.name === a.subresource)) return errors.routeNotFound();
   let namespace = '';
   if (def.namespaced) {
@@ -46,7 +50,7 @@ function targetOf(cat: Catalogue, method: string, a: RequestAttributes): Request
     if (method !== 'GET') return errors.methodNotAllowed();
     if (a.subresource) return errors.routeNotFound();
   }
-  return Object.freeze({ def, namespace, name: a.name, subresource: a.subresource, verb: a.verb });
+  return Object.freeze({ def, namespace, name: a.name, subresource: legacyProxy ? 'proxy' : a.subresource, verb: a.verb });
 }
 
 /** Resolve method + path + query once, into the frozen value every later layer reads. */

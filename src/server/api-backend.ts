@@ -18,6 +18,8 @@ import { subresourceHandlers } from '../kinds/handlers.ts';
 import { ensureSystemNamespaces } from '../kinds/core/namespace.ts';
 import { buildAdmission } from '../admission/index.ts';
 import type { Store } from '../store/store.ts';
+import type { KubeletOptions } from '../config/kubelet.ts';
+import { KubeletService } from '../registry/kubelet/service.ts';
 import { WatchHub } from '../store/watch-hub.ts';
 import { resourceHandler, type ResourceDeps } from './resources.ts';
 import { nonResourceRoutes, type OpsRoutes } from './routes.ts';
@@ -50,10 +52,14 @@ export interface ApiBackendDeps {
   ops?: OpsRoutes;
   /** Hears the watch streams (metrics). */
   watchObserver?: WatchObserver;
+  /** How kubelets are reached (pod logs, exec, attach, port-forward, proxy). */
+  kubelet: KubeletOptions;
 }
 
 export interface ApiBackend {
   readonly registry: GenericRegistry;
+  /** The kubelet-facing subresources (the upgrade entry serves exec, attach and portforward through it). */
+  readonly kubelet: KubeletService;
   /** The end of the chain for an admitted request: non-resource routes, or the generic REST handler. */
   readonly handler: Koa.Middleware<RequestState>;
   /** Ends every watch stream cleanly (their clients see the end of the stream); idempotent. */
@@ -95,7 +101,8 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     ]);
     // resource requests never match a non-resource route: skip the router for them (and for refused paths)
     const routes = nonResourceRoutes(catalogue, codecs, d.addresses, d.ops);
-    const resources = resourceHandler({ codecs, options: d.options, registry, special, watchHub, watchLimits: { observer: d.watchObserver } });
+    const kubelet = new KubeletService(registry, catalogue, d.kubelet);
+    const resources = resourceHandler({ codecs, options: d.options, registry, special, watchHub, streaming: kubelet, watchLimits: { observer: d.watchObserver } });
     const handler: Koa.Middleware<RequestState> = (ctx, next) => {
       const r = ctx.state.resolved;
       // a non-resource path no route matches falls through to the resource handler's 404
@@ -104,12 +111,14 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     const running = controllers;
     return {
       registry,
+      kubelet,
       handler,
       endWatches: () => watchHub.close(),
       stop() {
         watchHub.close();
         running.stop();
         serviceAllocations.close();
+        void kubelet.close();
       },
     };
   } catch (e) {

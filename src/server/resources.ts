@@ -6,6 +6,7 @@ import { dispatch, type SpecialHandler } from '../registry/dispatch.ts';
 import { endpointConversions } from '../registry/tables/conversion.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
+import { STREAMING_SUBRESOURCES, type KubeletService } from '../registry/kubelet/service.ts';
 import { readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
@@ -21,6 +22,8 @@ export interface ResourceDeps {
   registry: GenericRegistry;
   special: Map<string, SpecialHandler>;
   watchHub: WatchHub;
+  /** Serves pods/log and the proxy subresources on the raw request and response (nothing buffered). */
+  streaming?: Pick<KubeletService, 'serve'>;
   /** Defaults: defaultWatchLimits. */
   watchLimits?: Partial<WatchLimits>;
 }
@@ -57,6 +60,10 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     if (target.verb === 'watch') {
       if (!def.verbs.includes('watch')) throw errors.methodNotSupported({ group: def.group, resource: def.plural }, 'watch');
       return serveWatch(ctx, watch, target, ctx.state.query);
+    }
+    if (d.streaming && STREAMING_SUBRESOURCES.has(target.subresource)) {
+      ctx.respond = false;
+      return d.streaming.serve({ target, attrs: ctx.state.resolved.attrs, query: ctx.state.query, user: ctx.state.user, req: ctx.req, res: ctx.res });
     }
     const raw = await readBody(ctx, d.options.maxRequestBodyBytes);
     const contentType = ctx.get('Content-Type');

@@ -28,7 +28,7 @@ import type { CacheStats } from '../authz/cache.ts';
 import { inflightMiddleware } from './middleware/inflight.ts';
 import { timeoutMiddleware } from './middleware/timeout.ts';
 import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
-import { upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
+import { kubeletUpgradeHandlers, upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
 import { startApiBackend, type ApiBackend } from './api-backend.ts';
 import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, tokenReviewer } from './security.ts';
 import { startListeners, type Listeners } from './listeners.ts';
@@ -177,6 +177,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
       addresses,
       watchObserver: metrics.watches,
+      kubelet: options,
       ops: {
         livez: [ping],
         readyz: [
@@ -232,7 +233,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       backend.handler,
     ]);
     const serveAdmitted = admittedApp.callback();
-    const upgradeHandlers = new Map<string, UpgradeHandler>();
+    const upgradeHandlers = new Map<string, UpgradeHandler>(kubeletUpgradeHandlers(backend.kubelet, authorizer));
     const upgrade = upgradeListener({
       door: frontDoor,
       handlers: upgradeHandlers,

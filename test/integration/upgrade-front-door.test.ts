@@ -108,7 +108,7 @@ test('impersonation is checked on upgrades as on every request', async (t) => {
 });
 
 test('admitted, no upgrade handler: the Status the path gets without Upgrade headers', async (t) => {
-  const path = '/api/v1/namespaces/default/pods/p/exec';
+  const path = '/api/v1/namespaces/default/pods/p/nothing';
   const r = await upgradeRequest(path, ['Authorization: Bearer alicetoken']);
   const p = await plain(path, 'alicetoken');
   t.is(p.status, 404);

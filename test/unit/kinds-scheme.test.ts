@@ -1,5 +1,6 @@
 // The seams of the kind modules: the catalogue built from src/kinds/index.ts, the strategy on each
 // row, the handlers the rows name, the scheme's decode/encode, the one storage-error mapping.
+import { STREAMING_SUBRESOURCES } from '../../src/registry/kubelet/service.ts';
 import test from 'ava';
 import { handlerFactoryFor, resources } from '../../src/kinds/catalogue.ts';
 import { handlerKey } from '../../src/registry/dispatch.ts';
@@ -29,7 +30,8 @@ test('every served row carries the strategy of its kind module', (t) => {
 
 test('every subresource beyond status names its handler; virtual kinds served here do too', (t) => {
   for (const r of resources) {
-    for (const s of r.subresources) t.is(s.name === 'status', !handlerFactoryFor(handlerKey(r, s.name)), `${r.plural}/${s.name}`);
+    // the kubelet-facing ones are served on the raw request by src/registry/kubelet/, not by a handler factory
+    for (const s of r.subresources) t.is(s.name === 'status' || STREAMING_SUBRESOURCES.has(s.name), !handlerFactoryFor(handlerKey(r, s.name)), `${r.plural}/${s.name}`);
   }
   t.truthy(handlerFactoryFor(handlerKey(def('', 'bindings'), '')));
   t.truthy(handlerFactoryFor(handlerKey(def('', 'componentstatuses'), '')));

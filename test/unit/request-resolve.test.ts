@@ -49,8 +49,9 @@ const refused: Array<[string, string, number]> = [
   ['POST', '/apis/authorization.platform.io/v1beta1/localsubjectaccessreviews', 405],
   // parts nothing serves, proxies, watches that write
   ['GET', '/api/v1/namespaces/a/pods/p/status/more', 404],
-  ['GET', '/api/v1/namespaces/a/pods/p/log', 404],
-  ['GET', '/api/v1/proxy/namespaces/a/pods/p', 404],
+  ['GET', '/api/v1/namespaces/a/pods/p/log/more', 404],
+  ['GET', '/api/v1/proxy/namespaces/a/configmaps/p', 404],
+  ['GET', '/api/v1/proxy/namespaces/a/pods', 404],
   ['GET', '/api/v1/redirect/nodes/n1', 404],
   ['GET', '/api/v1/watch/namespaces/a/pods/p/status', 404],
   ['POST', '/api/v1/watch/namespaces/a/pods', 405],

@@ -5,6 +5,7 @@ import { defaultPodSpec, validatePodSpec, validatePodSpecUpdate } from '../../ap
 import { examplePodSpec, read, resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import { bindingHandler } from './binding.ts';
+import { podKubeletSubresources } from './kubelet-subresources.ts';
 import { podSchema } from '../../api/validation/kind-schemas.ts';
 import { podColumns } from './columns.ts';
 
@@ -30,7 +31,7 @@ export const podKind = defineKind({
     {
       groupVersion: 'v1',
       short: ['po'],
-      subresources: ['status', { name: 'binding', kind: 'Binding', verbs: ['create'], handler: bindingHandler }],
+      subresources: ['status', { name: 'binding', kind: 'Binding', verbs: ['create'], handler: bindingHandler }, ...podKubeletSubresources],
     },
   ],
   strategy: {

@@ -4,6 +4,7 @@ import { resetStatus } from '../common.ts';
 import { defineKind } from '../kind.ts';
 import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { asArray, asObject } from '../../api/validation/json.ts';
+import { proxySubresource } from './kubelet-subresources.ts';
 import { serviceSchema } from '../../api/validation/kind-schemas.ts';
 import { serviceColumns } from './columns.ts';
 
@@ -32,7 +33,7 @@ export const serviceKind = defineKind({
   columns: serviceColumns,
   categories: ['all'],
   schema: serviceSchema,
-  served: [{ groupVersion: 'v1', short: ['svc'], subresources: ['status'] }],
+  served: [{ groupVersion: 'v1', short: ['svc'], subresources: ['status', proxySubresource('Service')] }],
   strategy: {
     nameRule: 'dns1035-label',
     prepareForCreate: resetStatus(() => ({ loadBalancer: {} })),
