@@ -41,6 +41,7 @@ const spec = {
     { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
     { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
     { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
+    { name: 'delegation-stale-if-error', key: 'delegation-stale-if-error', type: 'int', value: 'SECONDS', help: 'When the API server cannot be asked, reuse a cached answer that expired at most this long ago (default 0: never).' },
     ...policySourceFlags,
     entrypointFlag,
     helpFlag,
@@ -84,6 +85,7 @@ export async function run(argv: string[]): Promise<number> {
             kubeconfig: v.kubeconfig,
             allowedTtlMs: v['delegation-allowed-ttl'] === undefined ? undefined : v['delegation-allowed-ttl'] * 1000,
             deniedTtlMs: v['delegation-denied-ttl'] === undefined ? undefined : v['delegation-denied-ttl'] * 1000,
+            staleIfErrorMs: v['delegation-stale-if-error'] === undefined ? undefined : v['delegation-stale-if-error'] * 1000,
           }
         : undefined,
       entrypoint: v.entrypoint,
