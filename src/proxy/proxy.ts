@@ -4,10 +4,12 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
-import type { Authorizer } from '../authz/types.ts';
+import { randomUUID } from 'node:crypto';
+import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
 import type { ProxyConfig, RouteSpec } from '../config/proxy.ts';
 import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/authenticate.ts';
-import { authorizeRequest } from '../frontdoor/authorize.ts';
+import { denial } from '../frontdoor/authorize.ts';
+import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
 import { cleanTarget } from './path.ts';
@@ -21,6 +23,12 @@ export interface ProxyDeps {
   /** An authenticating proxy in front of this one is trusted (repeated X-Remote-Group headers). */
   proxyHeaders: boolean;
   log?: (msg: string) => void;
+  /** Every decision as an OPA-style JSON line (--decision-log). */
+  decisionLog?: DecisionLog;
+  /** The local policy's revision for the decision log. */
+  revision?: () => string | undefined;
+  /** Names what would allow a denied check in the 403 (--explain-denials; absent: off). */
+  explain?: (attrs: AuthzAttributes) => string | undefined;
 }
 
 export interface AuthProxy {
@@ -71,28 +79,80 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   });
   const strip = identityStrip(config.identityHeaders);
 
-  async function admit(req: IncomingMessage): Promise<Admitted> {
+  /** What the decision log says of a request, filled in as admit goes. */
+  interface DecisionRecord {
+    route: string;
+    path: string;
+    user?: UserInfo;
+    checks: AuthzAttributes[];
+    reason: string;
+  }
+
+  async function admit(req: IncomingMessage, rec: DecisionRecord): Promise<Admitted> {
     const t = cleanTarget(req.url);
-    if (t instanceof StatusError) throw t;
+    if (t instanceof StatusError) { rec.reason = t.message; throw t; }
+    rec.path = t.path;
     const host = hostOf(req.headers.host);
     for (const { matcher, upstream } of routes) {
       const rest = matcher.match(host, t.path);
       if (rest === undefined) continue;
       const route = matcher.spec;
+      rec.route = route.name;
       const target = t.query ? `${t.rawPath}?${t.query}` : t.rawPath;
-      if (route.ignore) return { route, upstream, target };
-      const user = await authenticateRequest(authenticator, req, proxyHeaders);
+      if (route.ignore) { rec.reason = 'ignore route: no authentication, no authorization'; return { route, upstream, target }; }
+      let user: UserInfo;
+      try {
+        user = await authenticateRequest(authenticator, req, proxyHeaders);
+      } catch (e) {
+        rec.reason = asStatus(e).message;
+        throw e;
+      }
+      rec.user = user;
       const input = { method: req.method ?? 'GET', path: t.path, rest, query: t.query, headers: req.headers };
       // every check must pass; the first denial answers
+      const reasons: string[] = [];
       for (const check of route.checks) {
         const attrs = attributesOf(check, input);
-        if (attrs instanceof StatusError) throw attrs;
-        await authorizeRequest(authorizer, user, attrs);
+        if (attrs instanceof StatusError) { rec.reason = attrs.message; throw attrs; }
+        rec.checks.push(attrs);
+        const d = await authorizer.authorize(user, attrs);
+        if (!d.allowed) {
+          const hint = d.error ? undefined : deps.explain?.(attrs);
+          const err = denial(user, attrs, [d.reason, hint].filter(Boolean).join('; '), d.error);
+          rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
+          throw err;
+        }
+        reasons.push(d.reason);
       }
+      rec.reason = reasons.filter(Boolean).join('; ') || 'allowed';
       return { route, upstream, target, user };
     }
     // the routes are an allow-list
+    rec.reason = 'no route';
     throw errors.notFound({ group: '', resource: '' }, t.path);
+  }
+
+  /** admit, and the decision's log line when there is a log. */
+  function decide(req: IncomingMessage): Promise<Admitted> {
+    const dl = deps.decisionLog;
+    const rec: DecisionRecord = { route: '', path: '', checks: [], reason: '' };
+    if (!dl) return admit(req, rec);
+    const start = process.hrtime.bigint();
+    const write = (status: number): void => {
+      const revision = deps.revision?.();
+      dl.write({
+        decision_id: randomUUID(),
+        timestamp: new Date().toISOString(),
+        path: rec.route,
+        labels: { app: 'portcullis-proxy' },
+        input: { method: req.method ?? '', path: rec.path, host: hostOf(req.headers.host), peer: req.socket.remoteAddress ?? '', ...(rec.user ? { user: userForLog(rec.user) } : {}), checks: rec.checks },
+        result: { allowed: status < 300, status },
+        reason: rec.reason,
+        ...(revision ? { revision } : {}),
+        metrics: { timer_decision_ns: Number(process.hrtime.bigint() - start) },
+      });
+    };
+    return admit(req, rec).then((a) => { write(200); return a; }, (e: unknown) => { write(asStatus(e).code); throw e; });
   }
 
   function outbound(req: IncomingMessage, a: Admitted) {
@@ -121,7 +181,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    admit(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
+    decide(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
       // the body is not read: drain it so the connection can be reused
       req.resume();
       fail(res, req, e);
@@ -170,7 +230,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    admit(req).then((a) => {
+    decide(req).then((a) => {
       const headers = outbound(req, a);
       headers.connection = 'Upgrade';
       if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
