@@ -32,6 +32,9 @@ const spec = {
     { name: 'upstream-client-key-file', key: 'upstream-client-key-file', type: 'string', value: 'FILE', help: 'Key of --upstream-client-cert-file.' },
     { name: 'allow-paths', key: 'allow-paths', type: 'list', value: 'GLOB', help: 'Only these paths are proxied (others 404); default: every path.' },
     { name: 'ignore-paths', key: 'ignore-paths', type: 'list', value: 'GLOB', help: 'Paths proxied without authentication or authorization (probes).' },
+    { name: 'resource-attributes', key: 'resource-attributes', type: 'list', value: 'KEY=VALUE', help: 'Authorize the allowed paths as this resource request instead of path + verb (kube-rbac-proxy\'s authorization.resourceAttributes): keys namespace, apiGroup, apiVersion, resource, subresource, name, verb; a value {{ .Value }} is taken from the rewrite. Single-upstream mode.' },
+    { name: 'rewrite-query-parameter', key: 'rewrite-query-parameter', type: 'string', value: 'NAME', help: 'The query parameter whose value fills {{ .Value }} (kube-rbac-proxy\'s rewrites.byQueryParameter).' },
+    { name: 'rewrite-header', key: 'rewrite-header', type: 'string', value: 'NAME', help: 'The header whose value fills {{ .Value }} (kube-rbac-proxy\'s rewrites.byHttpHeader).' },
     { name: 'upstream-identity', key: 'upstream-identity', type: 'string', choices: ['headers', 'impersonate', 'none'], help: 'How the caller reaches the upstream (single-upstream mode).' },
     { name: 'secure-listen-address', key: 'secure-listen-address', type: 'string', value: 'HOST:PORT', help: 'HTTPS listener.' },
     { name: 'insecure-listen-address', key: 'insecure-listen-address', type: 'string', value: 'HOST:PORT', help: 'Plain HTTP listener.' },
@@ -55,8 +58,11 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof line === 'number') return line;
   const v = line.values;
   try {
-    const { readProxyConfig, singleUpstreamConfig } = await import('../config/proxy.ts');
+    const { readProxyConfig, resourceCheckFromFlags, singleUpstreamConfig } = await import('../config/proxy.ts');
     if (!!v['config-file'] === !!v.upstream) throw new Error('give one of --config-file and --upstream');
+    const rewrite = { query: v['rewrite-query-parameter'], header: v['rewrite-header'] };
+    if (v['config-file'] && (v['resource-attributes'] || rewrite.query || rewrite.header)) throw new Error('--resource-attributes and the rewrites are for --upstream; a routes file writes checks per route');
+    if (!v['resource-attributes'] && (rewrite.query || rewrite.header)) throw new Error('a rewrite needs --resource-attributes');
     const config = v['config-file']
       ? readProxyConfig(v['config-file'])
       : singleUpstreamConfig({
@@ -64,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
           allowPaths: v['allow-paths'] ?? [],
           ignorePaths: v['ignore-paths'] ?? [],
           identity: v['upstream-identity'] ?? 'headers',
+          checks: v['resource-attributes'] ? [resourceCheckFromFlags(v['resource-attributes'], rewrite)] : undefined,
         });
     const { startProxy } = await import('../proxy/start.ts');
     // the parser checked each value against its flag's type, so the keys hold the concern's types
