@@ -45,6 +45,7 @@ const spec = {
     { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
     { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
     { name: 'delegation-stale-if-error', key: 'delegation-stale-if-error', type: 'int', value: 'SECONDS', help: 'When the API server cannot be asked, reuse a cached answer that expired at most this long ago (default 0: never).' },
+    { name: 'rbac-kubeconfig', key: 'rbac-kubeconfig', type: 'string', value: 'FILE', help: 'RBAC policy from the API server this kubeconfig names: roles and bindings listed and watched, swapped in on change (its identity needs list and watch on them).' },
     { name: 'decision-log', key: 'decision-log', type: 'string', value: 'FILE|-', help: 'Log every decision as an OPA-style JSON line (decision_id, input without credentials, result, reason, policy revision) to FILE (appended) or stdout.' },
     { name: 'explain-denials', key: 'explain-denials', type: 'bool', help: 'A 403 names the RBAC bindings or ABAC lines that would allow the request, or says none does (off by default: it tells callers who may do what).' },
     ...policySourceFlags,
@@ -99,6 +100,7 @@ export async function run(argv: string[]): Promise<number> {
         : undefined,
       entrypoint: v.entrypoint,
       decisionLog: v['decision-log'],
+      rbacKubeconfig: v['rbac-kubeconfig'],
       explainDenials: v['explain-denials'],
     });
     for (const u of [running.secureUrl, running.insecureUrl]) if (u) process.stderr.write(`portcullis proxy: listening on ${u}\n`);

@@ -5,12 +5,12 @@
 // never an allow — unless stale-if-error is on: then an answer that expired at most that long ago is
 // given again (allow or deny, as the remote last said) while the remote fails.
 import { createHash } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { AuthnError, type UserInfo } from '../authn/types.ts';
 import type { TokenAuthenticator } from '../authn/token.ts';
 import { toSubjectAccessReview } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
-import { loadKubeconfig } from '../config/kubeconfig.ts';
+import { openRemote } from './remote.ts';
 
 export interface DelegationOptions {
   kubeconfig: string;
@@ -71,12 +71,7 @@ type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function createDelegation(o: DelegationOptions): Delegation {
-  const cfg = loadKubeconfig(o.kubeconfig);
-  const base = cfg.server.replace(/\/$/, '');
-  const agent = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, servername: cfg.tlsServerName, rejectUnauthorized: !cfg.insecureSkipTlsVerify } });
-  const auth: Record<string, string> = cfg.token
-    ? { authorization: `Bearer ${cfg.token}` }
-    : cfg.username !== undefined ? { authorization: `Basic ${Buffer.from(`${cfg.username}:${cfg.password ?? ''}`).toString('base64')}` } : {};
+  const { base, agent, auth } = openRemote(o.kubeconfig);
   const allowedTtl = o.allowedTtlMs ?? 2 * 60_000;
   const deniedTtl = o.deniedTtlMs ?? 10_000;
   const max = o.maxEntries ?? 4096;

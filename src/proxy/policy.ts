@@ -32,7 +32,7 @@ async function filesOf(p: string): Promise<string[]> {
 
 const MAX_GRANTS = 8;
 
-function explainer(policies: CompiledPolicy[]): (attrs: AuthzAttributes) => string {
+export function explainer(policies: CompiledPolicy[]): (attrs: AuthzAttributes) => string {
   return (attrs) => {
     const grants = policies.flatMap((p) => whoCan(p, flatRequest({ name: '', groups: [] }, attrs)))
       .filter((e) => !(e.subject.kind === 'Group' && e.subject.name === MASTERS_GROUP));
