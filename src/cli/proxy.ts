@@ -26,7 +26,7 @@ const spec = {
   about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404; requests without credentials 401 unless --anonymous-auth (off here, unlike the server). Policy files are reloaded when they change. See docs/proxy.md.',
   flags: [
     { name: 'config-file', key: 'config-file', type: 'string', value: 'FILE', help: 'Routes (YAML): see docs/proxy.md. Not with --upstream.' },
-    { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https:// or unix:/path.' },
+    { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https://, h2c:// (HTTP/2 without TLS) or unix:/path.' },
     { name: 'upstream-ca-file', key: 'upstream-ca-file', type: 'string', value: 'FILE', help: 'CA bundle that verifies an https upstream.' },
     { name: 'upstream-client-cert-file', key: 'upstream-client-cert-file', type: 'string', value: 'FILE', help: 'Client certificate presented to the upstream.' },
     { name: 'upstream-client-key-file', key: 'upstream-client-key-file', type: 'string', value: 'FILE', help: 'Key of --upstream-client-cert-file.' },

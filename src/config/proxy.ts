@@ -27,7 +27,7 @@ export type CheckSpec =
     };
 
 export interface UpstreamSpec {
-  /** http://host:port[/base], https://…, or unix:/path/to/socket[:/base] */
+  /** http://host:port[/base], https://…, h2c://host:port[/base] (HTTP/2 without TLS), or unix:/path/to/socket[:/base] */
   url: string;
   caFile?: string;
   clientCertFile?: string;
@@ -125,7 +125,7 @@ function upstream(v: unknown, where: string): UpstreamSpec {
   const o: Obj = typeof v === 'string' ? { url: v } : isObj(v) ? v : {};
   only(o, ['url', 'caFile', 'clientCertFile', 'clientKeyFile'], where);
   const url = str(o, 'url', where, true) ?? '';
-  if (!/^(https?:\/\/|unix:\/)/.test(url)) throw new ProxyConfigError(`${where}: url must be http://, https:// or unix:/path`);
+  if (!/^(https?:\/\/|h2c:\/\/|unix:\/)/.test(url)) throw new ProxyConfigError(`${where}: url must be http://, https://, h2c:// or unix:/path`);
   const spec: UpstreamSpec = { url, caFile: str(o, 'caFile', where), clientCertFile: str(o, 'clientCertFile', where), clientKeyFile: str(o, 'clientKeyFile', where) };
   if (!!spec.clientCertFile !== !!spec.clientKeyFile) throw new ProxyConfigError(`${where}: clientCertFile and clientKeyFile go together`);
   return spec;

@@ -1,8 +1,9 @@
 // The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
 // find the route (none: 404), authenticate and run every check of the route through the front door's
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientHttp2Stream } from 'node:http2';
+import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
 import { randomUUID } from 'node:crypto';
 import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
@@ -192,15 +193,47 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   // sent) is sent once more on a fresh one, as browsers and Go's transport do.
   const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+  const upstreamFailed = (a: Admitted, e: Error): StatusError =>
+    Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } });
+
+  /** The response body to the caller: by hand rather than pipe(), the same back-pressure without pipe's five listeners per request. */
+  function relay(ur: Readable, res: ServerResponse): void {
+    ur.on('data', (c: Buffer) => { if (!res.write(c)) { ur.pause(); res.once('drain', () => ur.resume()); } });
+    ur.on('end', () => res.end());
+    ur.on('error', () => res.destroy());
+  }
+
+  const hasBody = (req: IncomingMessage): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+
+  /** To an h2c upstream: one stream of its session; the response's pseudo-headers dropped. */
+  function forwardH2(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders): void {
+    let st: ClientHttp2Stream;
+    try {
+      st = a.upstream.stream!(req.method ?? 'GET', a.target, headers);
+    } catch (e) {
+      fail(res, req, upstreamFailed(a, e as Error));
+      return;
+    }
+    let aborted = false;
+    st.on('response', (h) => {
+      const plain: IncomingHttpHeaders = {};
+      for (const k in h) if (k[0] !== ':') plain[k] = h[k] as string | string[];
+      res.writeHead(Number(h[':status']) || 502, downstreamHeaders(plain));
+      relay(st, res);
+    });
+    st.on('error', (e) => { if (!aborted) fail(res, req, upstreamFailed(a, e)); });
+    res.on('close', () => { if (!res.writableFinished) { aborted = true; st.destroy(); } });
+    if (hasBody(req)) req.pipe(st);
+    else { req.resume(); st.end(); }
+  }
+
   function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    if (a.upstream.stream) { forwardH2(req, res, a, headers); return; }
     const method = req.method ?? 'GET';
     const up = a.upstream.request(method, a.target, headers);
     up.on('response', (ur) => {
       res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
-      // by hand rather than pipe(): the same back-pressure without pipe's five listeners per request
-      ur.on('data', (c: Buffer) => { if (!res.write(c)) { ur.pause(); res.once('drain', () => ur.resume()); } });
-      ur.on('end', () => res.end());
-      ur.on('error', () => res.destroy());
+      relay(ur, res);
     });
     let aborted = false;
     up.on('error', (e) => {
@@ -210,14 +243,14 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
         forward(req, res, a, headers, false);
         return;
       }
-      fail(res, req, Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } }));
+      fail(res, req, upstreamFailed(a, e));
     });
     // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
     const onClose = (): void => { if (!res.writableFinished) { aborted = true; up.destroy(); } };
     res.on('close', onClose);
     // a request that says it has no body is ended at once (no pipe to set up); a retry is only made
     // for a request without a body, which the first attempt has consumed
-    if (mayRetry && (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)) req.pipe(up);
+    if (mayRetry && hasBody(req)) req.pipe(up);
     else { req.resume(); up.end(); }
   }
 
@@ -231,6 +264,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     decide(req).then((a) => {
+      if (a.upstream.stream) { refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} speaks HTTP/2 (h2c): upgrades are not relayed`)); return; }
       const headers = outbound(req, a);
       headers.connection = 'Upgrade';
       if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
