@@ -20,7 +20,7 @@ const authnFlags = authentication.flags.filter((f) => PROXY_AUTHN_FLAGS.includes
 
 const spec = {
   usage: [
-    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --kubeconfig F)',
+    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --rbac-kubeconfig F | --kubeconfig F)',
     'portcullis proxy --config-file ROUTES.yaml ...',
   ],
   about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404; requests without credentials 401 unless --anonymous-auth (off here, unlike the server). Policy files are reloaded when they change. See docs/proxy.md.',
