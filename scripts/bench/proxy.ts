@@ -1,7 +1,8 @@
 // Scenario `proxy`: a hello-world upstream (scripts/bench/baseline-server.mjs) measured directly, then
 // through `portcullis proxy` (a real child process: bearer token + RBAC objects, bearer token + ABAC,
 // and delegation to a running Portcullis server with cached and uncached answers), then through
-// Debian's nginx as a plain reverse proxy when it is installed — all in the same run, 50 keep-alive
+// Debian's nginx as a plain reverse proxy when it is installed (plain HTTP and terminating TLS, beside
+// the proxy terminating TLS with the same certificate) — all in the same run, 50 keep-alive
 // connections, best of 2 interleaved rounds. Target: ≥ 60 % of direct with cached decisions.
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -93,18 +94,36 @@ export default async function run(): Promise<void> {
       children.push(await portcullis(['proxy', `--upstream=${up.url}`, `--insecure-listen-address=127.0.0.1:${port}`, ...args], port));
       targets.push([name, `http://127.0.0.1:${port}/hello`]);
     }
+    // TLS on the caller's side (autocannon does not verify the certificate); the upstream stays plain
+    const cert = join(dir, 'tls.crt');
+    const key = join(dir, 'tls.key');
+    const tls = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' }).status === 0;
+    if (tls) {
+      const port = await freePort();
+      const plain = await freePort();
+      // the secure listener is measured; the plain one only tells when it is up
+      children.push(await portcullis(['proxy', `--upstream=${up.url}`, `--secure-listen-address=127.0.0.1:${port}`, `--insecure-listen-address=127.0.0.1:${plain}`,
+        `--tls-cert-file=${cert}`, `--tls-private-key-file=${key}`, `--token-auth-file=${tokens}`, `--rbac=${rbac}`], plain));
+      targets.push(['proxy token+RBAC over TLS', `https://127.0.0.1:${port}/hello`]);
+    } else console.log('proxy TLS: openssl could not make a certificate, TLS setups skipped');
     const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
     if (nginx) {
       const port = await freePort();
       const conf = join(dir, 'nginx.conf');
+      const tlsPort = await freePort();
+      // one worker, as the proxy is one process; TLS sessions as the proxy's defaults (TLS 1.2+)
+      const location = 'location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }';
       writeFileSync(conf, `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 1024; }
 http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
   upstream up { server ${up.url.replace('http://', '')}; keepalive 64; }
-  server { listen 127.0.0.1:${port}; location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; } } }\n`);
+  server { listen 127.0.0.1:${port}; ${location} }
+  ${tls ? `server { listen 127.0.0.1:${tlsPort} ssl; ssl_certificate ${cert}; ssl_certificate_key ${key}; ssl_protocols TLSv1.2 TLSv1.3; ${location} }` : ''} }\n`);
       if (spawnSync(nginx, ['-t', '-c', conf], { stdio: 'ignore' }).status === 0) {
         children.push(await startOnPort(nginx, ['-c', conf], port));
         targets.push(['nginx reverse proxy', `http://127.0.0.1:${port}/hello`]);
+        if (tls) targets.push(['nginx reverse proxy over TLS', `https://127.0.0.1:${tlsPort}/hello`]);
       } else console.log('proxy nginx: config test failed, skipped');
     } else {
       console.log('proxy nginx: not installed, skipped');

@@ -20,18 +20,21 @@ const authnFlags = authentication.flags.filter((f) => PROXY_AUTHN_FLAGS.includes
 
 const spec = {
   usage: [
-    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --kubeconfig F)',
+    'portcullis proxy --upstream URL [--allow-paths GLOB,...] [--ignore-paths GLOB,...] (--insecure-listen-address H:P | --secure-listen-address H:P --tls-cert-file F --tls-private-key-file F) [authn flags] (--policy-file F | --rbac F | --bundle B | --rbac-kubeconfig F | --kubeconfig F)',
     'portcullis proxy --config-file ROUTES.yaml ...',
   ],
   about: 'Authenticates every request as the API server does, authorizes it against the policy (every check of its route must pass), and forwards it with the caller\'s identity as headers. Requests that match no route are answered 404; requests without credentials 401 unless --anonymous-auth (off here, unlike the server). Policy files are reloaded when they change. See docs/proxy.md.',
   flags: [
     { name: 'config-file', key: 'config-file', type: 'string', value: 'FILE', help: 'Routes (YAML): see docs/proxy.md. Not with --upstream.' },
-    { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https:// or unix:/path.' },
+    { name: 'upstream', key: 'upstream', type: 'string', value: 'URL', help: 'The single upstream: http://, https://, h2c:// (HTTP/2 without TLS) or unix:/path.' },
     { name: 'upstream-ca-file', key: 'upstream-ca-file', type: 'string', value: 'FILE', help: 'CA bundle that verifies an https upstream.' },
     { name: 'upstream-client-cert-file', key: 'upstream-client-cert-file', type: 'string', value: 'FILE', help: 'Client certificate presented to the upstream.' },
     { name: 'upstream-client-key-file', key: 'upstream-client-key-file', type: 'string', value: 'FILE', help: 'Key of --upstream-client-cert-file.' },
     { name: 'allow-paths', key: 'allow-paths', type: 'list', value: 'GLOB', help: 'Only these paths are proxied (others 404); default: every path.' },
     { name: 'ignore-paths', key: 'ignore-paths', type: 'list', value: 'GLOB', help: 'Paths proxied without authentication or authorization (probes).' },
+    { name: 'resource-attributes', key: 'resource-attributes', type: 'list', value: 'KEY=VALUE', help: 'Authorize the allowed paths as this resource request instead of path + verb (kube-rbac-proxy\'s authorization.resourceAttributes): keys namespace, apiGroup, apiVersion, resource, subresource, name, verb; a value {{ .Value }} is taken from the rewrite. Single-upstream mode.' },
+    { name: 'rewrite-query-parameter', key: 'rewrite-query-parameter', type: 'string', value: 'NAME', help: 'The query parameter whose value fills {{ .Value }} (kube-rbac-proxy\'s rewrites.byQueryParameter).' },
+    { name: 'rewrite-header', key: 'rewrite-header', type: 'string', value: 'NAME', help: 'The header whose value fills {{ .Value }} (kube-rbac-proxy\'s rewrites.byHttpHeader).' },
     { name: 'upstream-identity', key: 'upstream-identity', type: 'string', choices: ['headers', 'impersonate', 'none'], help: 'How the caller reaches the upstream (single-upstream mode).' },
     { name: 'secure-listen-address', key: 'secure-listen-address', type: 'string', value: 'HOST:PORT', help: 'HTTPS listener.' },
     { name: 'insecure-listen-address', key: 'insecure-listen-address', type: 'string', value: 'HOST:PORT', help: 'Plain HTTP listener.' },
@@ -41,6 +44,10 @@ const spec = {
     { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
     { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
     { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
+    { name: 'delegation-stale-if-error', key: 'delegation-stale-if-error', type: 'int', value: 'SECONDS', help: 'When the API server cannot be asked, reuse a cached answer that expired at most this long ago (default 0: never).' },
+    { name: 'rbac-kubeconfig', key: 'rbac-kubeconfig', type: 'string', value: 'FILE', help: 'RBAC policy from the API server this kubeconfig names: roles and bindings listed and watched, swapped in on change (its identity needs list and watch on them).' },
+    { name: 'decision-log', key: 'decision-log', type: 'string', value: 'FILE|-', help: 'Log every decision as an OPA-style JSON line (decision_id, input without credentials, result, reason, policy revision) to FILE (appended) or stdout.' },
+    { name: 'explain-denials', key: 'explain-denials', type: 'bool', help: 'A 403 names the RBAC bindings or ABAC lines that would allow the request, or says none does (off by default: it tells callers who may do what).' },
     ...policySourceFlags,
     entrypointFlag,
     helpFlag,
@@ -52,8 +59,11 @@ export async function run(argv: string[]): Promise<number> {
   if (typeof line === 'number') return line;
   const v = line.values;
   try {
-    const { readProxyConfig, singleUpstreamConfig } = await import('../config/proxy.ts');
+    const { readProxyConfig, resourceCheckFromFlags, singleUpstreamConfig } = await import('../config/proxy.ts');
     if (!!v['config-file'] === !!v.upstream) throw new Error('give one of --config-file and --upstream');
+    const rewrite = { query: v['rewrite-query-parameter'], header: v['rewrite-header'] };
+    if (v['config-file'] && (v['resource-attributes'] || rewrite.query || rewrite.header)) throw new Error('--resource-attributes and the rewrites are for --upstream; a routes file writes checks per route');
+    if (!v['resource-attributes'] && (rewrite.query || rewrite.header)) throw new Error('a rewrite needs --resource-attributes');
     const config = v['config-file']
       ? readProxyConfig(v['config-file'])
       : singleUpstreamConfig({
@@ -61,6 +71,7 @@ export async function run(argv: string[]): Promise<number> {
           allowPaths: v['allow-paths'] ?? [],
           ignorePaths: v['ignore-paths'] ?? [],
           identity: v['upstream-identity'] ?? 'headers',
+          checks: v['resource-attributes'] ? [resourceCheckFromFlags(v['resource-attributes'], rewrite)] : undefined,
         });
     const { startProxy } = await import('../proxy/start.ts');
     // the parser checked each value against its flag's type, so the keys hold the concern's types
@@ -84,9 +95,13 @@ export async function run(argv: string[]): Promise<number> {
             kubeconfig: v.kubeconfig,
             allowedTtlMs: v['delegation-allowed-ttl'] === undefined ? undefined : v['delegation-allowed-ttl'] * 1000,
             deniedTtlMs: v['delegation-denied-ttl'] === undefined ? undefined : v['delegation-denied-ttl'] * 1000,
+            staleIfErrorMs: v['delegation-stale-if-error'] === undefined ? undefined : v['delegation-stale-if-error'] * 1000,
           }
         : undefined,
       entrypoint: v.entrypoint,
+      decisionLog: v['decision-log'],
+      rbacKubeconfig: v['rbac-kubeconfig'],
+      explainDenials: v['explain-denials'],
     });
     for (const u of [running.secureUrl, running.insecureUrl]) if (u) process.stderr.write(`portcullis proxy: listening on ${u}\n`);
     await new Promise<void>((resolve) => {

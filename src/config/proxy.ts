@@ -27,7 +27,7 @@ export type CheckSpec =
     };
 
 export interface UpstreamSpec {
-  /** http://host:port[/base], https://…, or unix:/path/to/socket[:/base] */
+  /** http://host:port[/base], https://…, h2c://host:port[/base] (HTTP/2 without TLS), or unix:/path/to/socket[:/base] */
   url: string;
   caFile?: string;
   clientCertFile?: string;
@@ -125,7 +125,7 @@ function upstream(v: unknown, where: string): UpstreamSpec {
   const o: Obj = typeof v === 'string' ? { url: v } : isObj(v) ? v : {};
   only(o, ['url', 'caFile', 'clientCertFile', 'clientKeyFile'], where);
   const url = str(o, 'url', where, true) ?? '';
-  if (!/^(https?:\/\/|unix:\/)/.test(url)) throw new ProxyConfigError(`${where}: url must be http://, https:// or unix:/path`);
+  if (!/^(https?:\/\/|h2c:\/\/|unix:\/)/.test(url)) throw new ProxyConfigError(`${where}: url must be http://, https://, h2c:// or unix:/path`);
   const spec: UpstreamSpec = { url, caFile: str(o, 'caFile', where), clientCertFile: str(o, 'clientCertFile', where), clientKeyFile: str(o, 'clientKeyFile', where) };
   if (!!spec.clientCertFile !== !!spec.clientKeyFile) throw new ProxyConfigError(`${where}: clientCertFile and clientKeyFile go together`);
   return spec;
@@ -215,6 +215,39 @@ export interface SingleUpstream {
   /** Globs proxied without authentication (probes); checked first. */
   ignorePaths: readonly string[];
   identity: IdentityMode;
+  /** The checks of the allowed paths as written in a routes file (default: non-resource). */
+  checks?: unknown[];
+}
+
+/** kube-rbac-proxy's template for the rewritten value. */
+const TEMPLATE = /^\{\{\s*\.Value\s*\}\}$/;
+
+/**
+ * kube-rbac-proxy's `authorization.resourceAttributes` and `rewrites` as flags: `KEY=VALUE` pairs
+ * (keys namespace, apiGroup, apiVersion, resource, subresource, name, verb) whose value is a
+ * literal, or `{{ .Value }}` — the value of the query parameter or header named by the rewrite —
+ * turned into one resource check as a routes file writes it.
+ */
+export function resourceCheckFromFlags(pairs: readonly string[], rewrite: { query?: string; header?: string }): unknown {
+  if (rewrite.query && rewrite.header) throw new ProxyConfigError('give one of --rewrite-query-parameter and --rewrite-header');
+  const source = rewrite.query ? { query: rewrite.query } : rewrite.header ? { header: rewrite.header } : undefined;
+  const attrs: Record<string, unknown> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    const value = eq < 0 ? '' : pair.slice(eq + 1).trim();
+    // kube-rbac-proxy writes the group as `group` (SubjectAccessReview) or `apiGroup`
+    const field = key === 'group' ? 'apiGroup' : key === 'version' ? 'apiVersion' : key;
+    if (!(RESOURCE_FIELDS as readonly string[]).includes(field)) throw new ProxyConfigError(`--resource-attributes: unknown key ${JSON.stringify(key)} (known: ${RESOURCE_FIELDS.join(', ')})`);
+    if (has(attrs, field)) throw new ProxyConfigError(`--resource-attributes: ${key} given twice`);
+    if (value.includes('{{')) {
+      if (!TEMPLATE.test(value)) throw new ProxyConfigError(`--resource-attributes: ${key}: only a whole {{ .Value }} is supported`);
+      if (!source) throw new ProxyConfigError(`--resource-attributes: ${key} uses {{ .Value }}: give --rewrite-query-parameter or --rewrite-header`);
+      attrs[field] = source;
+    } else attrs[field] = value;
+  }
+  if (source && !Object.values(attrs).includes(source)) throw new ProxyConfigError('a rewrite is given but no --resource-attributes value uses {{ .Value }}');
+  return { resource: attrs };
 }
 
 /** The routes of the single-upstream flags (kube-rbac-proxy's --upstream, --allow-paths, --ignore-paths). */
@@ -224,7 +257,7 @@ export function singleUpstreamConfig(s: SingleUpstream): ProxyConfig {
       ...s.ignorePaths.map((glob, i) => ({ name: `ignore-${i}`, glob, ignore: true, upstream: { ...s.upstream } })),
       ...(s.allowPaths.length
         ? s.allowPaths.map((glob, i) => ({ name: `allow-${i}`, glob, upstream: { ...s.upstream }, identity: s.identity }))
-        : [{ name: 'upstream', prefix: '/', upstream: { ...s.upstream }, identity: s.identity }]),
+        : [{ name: 'upstream', prefix: '/', upstream: { ...s.upstream }, identity: s.identity }]).map((r) => (s.checks ? { ...r, checks: s.checks } : r)),
     ],
   };
   // the same checks as a file gets (undefined optional fields dropped first)

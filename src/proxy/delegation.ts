@@ -2,14 +2,15 @@
 // made with a SubjectAccessReview against a remote API server named by a kubeconfig. Both answers are
 // cached — bounded by entries, allowed and denied with their own TTLs — because the remote round trip
 // is the slow part; a remote that cannot be reached is an error (401 for a token, 500 for a decision),
-// never an allow.
+// never an allow — unless stale-if-error is on: then an answer that expired at most that long ago is
+// given again (allow or deny, as the remote last said) while the remote fails.
 import { createHash } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { AuthnError, type UserInfo } from '../authn/types.ts';
 import type { TokenAuthenticator } from '../authn/token.ts';
 import { toSubjectAccessReview } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
-import { loadKubeconfig } from '../config/kubeconfig.ts';
+import { openRemote } from './remote.ts';
 
 export interface DelegationOptions {
   kubeconfig: string;
@@ -19,24 +20,39 @@ export interface DelegationOptions {
   /** Entries per cache (tokens, decisions). */
   maxEntries?: number;
   timeoutMs?: number;
+  /** How long past its TTL a cached answer may stand in when the remote fails (0: never). */
+  staleIfErrorMs?: number;
 }
 
 export interface Delegation {
   tokenReview: TokenAuthenticator;
   subjectAccessReview: Authorizer;
   /** Remote calls made (tests and metrics: the caches' effect). */
-  readonly calls: { tokenReviews: number; subjectAccessReviews: number };
+  readonly calls: { tokenReviews: number; subjectAccessReviews: number; staleAnswers: number };
   close(): Promise<void>;
 }
 
-/** A TTL cache bounded by entries; the oldest insertion goes first when full. */
+/**
+ * A TTL cache bounded by entries; the oldest insertion goes first when full. An expired entry is
+ * kept for `staleMs` more, answered only by getStale (the remote failed).
+ */
 class TtlCache<V> {
   private readonly m = new Map<string, { v: V; expires: number }>();
-  constructor(private readonly max: number) {}
+  constructor(private readonly max: number, private readonly staleMs = 0) {}
   get(k: string): V | undefined {
     const e = this.m.get(k);
     if (!e) return undefined;
-    if (e.expires <= Date.now()) { this.m.delete(k); return undefined; }
+    if (e.expires <= Date.now()) {
+      if (e.expires + this.staleMs <= Date.now()) this.m.delete(k);
+      return undefined;
+    }
+    return e.v;
+  }
+  /** The entry if it expired no longer than staleMs ago (or is still fresh). */
+  getStale(k: string): V | undefined {
+    const e = this.m.get(k);
+    if (!e) return undefined;
+    if (e.expires + this.staleMs <= Date.now()) { this.m.delete(k); return undefined; }
     return e.v;
   }
   set(k: string, v: V, ttlMs: number): void {
@@ -55,17 +71,13 @@ type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function createDelegation(o: DelegationOptions): Delegation {
-  const cfg = loadKubeconfig(o.kubeconfig);
-  const base = cfg.server.replace(/\/$/, '');
-  const agent = new Agent({ connect: { ca: cfg.ca, cert: cfg.cert, key: cfg.key, servername: cfg.tlsServerName, rejectUnauthorized: !cfg.insecureSkipTlsVerify } });
-  const auth: Record<string, string> = cfg.token
-    ? { authorization: `Bearer ${cfg.token}` }
-    : cfg.username !== undefined ? { authorization: `Basic ${Buffer.from(`${cfg.username}:${cfg.password ?? ''}`).toString('base64')}` } : {};
+  const { base, agent, auth } = openRemote(o.kubeconfig);
   const allowedTtl = o.allowedTtlMs ?? 2 * 60_000;
   const deniedTtl = o.deniedTtlMs ?? 10_000;
   const max = o.maxEntries ?? 4096;
   const timeout = o.timeoutMs ?? 10_000;
-  const calls = { tokenReviews: 0, subjectAccessReviews: 0 };
+  const stale = Math.max(0, o.staleIfErrorMs ?? 0);
+  const calls = { tokenReviews: 0, subjectAccessReviews: 0, staleAnswers: 0 };
 
   async function post(path: string, body: Json): Promise<Json> {
     const res = await request(base + path, {
@@ -90,7 +102,7 @@ export function createDelegation(o: DelegationOptions): Delegation {
     return parsed.status;
   }
 
-  const users = new TtlCache<UserInfo | null>(max);
+  const users = new TtlCache<UserInfo | null>(max, stale);
   const tokenReview: TokenAuthenticator = {
     name: 'token-review',
     async authenticateToken(token: string): Promise<UserInfo | null> {
@@ -106,7 +118,11 @@ export function createDelegation(o: DelegationOptions): Delegation {
       try {
         status = await post('/apis/authentication.platform.io/v1beta1/tokenreviews', { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token } });
       } catch {
-        throw new AuthnError('the token could not be reviewed');
+        const old = users.getStale(key);
+        if (old === undefined) throw new AuthnError('the token could not be reviewed');
+        calls.staleAnswers++;
+        if (old === null) throw new AuthnError('token rejected by the API server');
+        return old;
       }
       const u = status.user;
       if (status.authenticated !== true || !isObj(u) || typeof u.username !== 'string' || u.username === '') {
@@ -122,7 +138,7 @@ export function createDelegation(o: DelegationOptions): Delegation {
     },
   };
 
-  const decisions = new TtlCache<Decision>(max);
+  const decisions = new TtlCache<Decision>(max, stale);
   const subjectAccessReview: Authorizer = {
     name: 'SubjectAccessReview',
     async authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
@@ -136,6 +152,8 @@ export function createDelegation(o: DelegationOptions): Delegation {
       try {
         status = await post('/apis/authorization.platform.io/v1beta1/subjectaccessreviews', body);
       } catch (e) {
+        const old = decisions.getStale(key);
+        if (old) { calls.staleAnswers++; return old; }
         return { allowed: false, reason: '', error: `subject access review: ${(e as Error).message}` };
       }
       const allowed = status.allowed === true;

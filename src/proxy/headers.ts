@@ -7,9 +7,13 @@ import type { IdentityHeaderNames, IdentityMode } from '../config/proxy.ts';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host']);
 
-/** Names listed in Connection are hop-by-hop too (RFC 9110 §7.6.1). */
-function connectionTokens(headers: IncomingHttpHeaders | OutgoingHttpHeaders): Set<string> {
+const NONE: ReadonlySet<string> = new Set();
+
+/** Names listed in Connection are hop-by-hop too (RFC 9110 §7.6.1). The usual `keep-alive` or
+ * `close` (or none) allocates nothing: this runs twice per proxied request. */
+function connectionTokens(headers: IncomingHttpHeaders | OutgoingHttpHeaders): ReadonlySet<string> {
   const c = headers.connection;
+  if (c === undefined || c === 'keep-alive' || c === 'close') return NONE;
   const list = Array.isArray(c) ? c.join(',') : typeof c === 'string' ? c : '';
   return new Set(list.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean));
 }
@@ -31,9 +35,10 @@ export function identityStrip(names: IdentityHeaderNames): IdentityStrip {
 export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): OutgoingHttpHeaders {
   const conn = connectionTokens(inbound);
   const out: OutgoingHttpHeaders = {};
-  for (const [k, v] of Object.entries(inbound)) {
+  // Node's parsed header names are lower case already; for-in: no entries array per request
+  for (const l in inbound) {
+    const v = inbound[l];
     if (v === undefined) continue;
-    const l = k.toLowerCase();
     if (HOP_BY_HOP.has(l) || conn.has(l)) continue;
     if (stripCredentials && l === 'authorization') continue;
     if (strip.exact.has(l) || strip.prefixes.some((p) => l.startsWith(p))) continue;
@@ -46,9 +51,9 @@ export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStr
 export function downstreamHeaders(inbound: IncomingHttpHeaders): OutgoingHttpHeaders {
   const conn = connectionTokens(inbound);
   const out: OutgoingHttpHeaders = {};
-  for (const [k, v] of Object.entries(inbound)) {
+  for (const l in inbound) {
+    const v = inbound[l];
     if (v === undefined) continue;
-    const l = k.toLowerCase();
     if ((HOP_BY_HOP.has(l) && l !== 'host') || conn.has(l)) continue;
     out[l] = v;
   }

@@ -1,13 +1,16 @@
 // The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
 // find the route (none: 404), authenticate and run every check of the route through the front door's
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ClientHttp2Stream } from 'node:http2';
+import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
-import type { Authorizer } from '../authz/types.ts';
+import { randomUUID } from 'node:crypto';
+import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
 import type { ProxyConfig, RouteSpec } from '../config/proxy.ts';
 import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/authenticate.ts';
-import { authorizeRequest } from '../frontdoor/authorize.ts';
+import { denial } from '../frontdoor/authorize.ts';
+import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
 import { cleanTarget } from './path.ts';
@@ -21,6 +24,12 @@ export interface ProxyDeps {
   /** An authenticating proxy in front of this one is trusted (repeated X-Remote-Group headers). */
   proxyHeaders: boolean;
   log?: (msg: string) => void;
+  /** Every decision as an OPA-style JSON line (--decision-log). */
+  decisionLog?: DecisionLog;
+  /** The local policy's revision for the decision log. */
+  revision?: () => string | undefined;
+  /** Names what would allow a denied check in the 403 (--explain-denials; absent: off). */
+  explain?: (attrs: AuthzAttributes) => string | undefined;
 }
 
 export interface AuthProxy {
@@ -71,28 +80,80 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   });
   const strip = identityStrip(config.identityHeaders);
 
-  async function admit(req: IncomingMessage): Promise<Admitted> {
+  /** What the decision log says of a request, filled in as admit goes. */
+  interface DecisionRecord {
+    route: string;
+    path: string;
+    user?: UserInfo;
+    checks: AuthzAttributes[];
+    reason: string;
+  }
+
+  async function admit(req: IncomingMessage, rec: DecisionRecord): Promise<Admitted> {
     const t = cleanTarget(req.url);
-    if (t instanceof StatusError) throw t;
+    if (t instanceof StatusError) { rec.reason = t.message; throw t; }
+    rec.path = t.path;
     const host = hostOf(req.headers.host);
     for (const { matcher, upstream } of routes) {
       const rest = matcher.match(host, t.path);
       if (rest === undefined) continue;
       const route = matcher.spec;
+      rec.route = route.name;
       const target = t.query ? `${t.rawPath}?${t.query}` : t.rawPath;
-      if (route.ignore) return { route, upstream, target };
-      const user = await authenticateRequest(authenticator, req, proxyHeaders);
-      const input = { method: req.method ?? 'GET', path: t.path, rest, query: new URLSearchParams(t.query), headers: req.headers };
+      if (route.ignore) { rec.reason = 'ignore route: no authentication, no authorization'; return { route, upstream, target }; }
+      let user: UserInfo;
+      try {
+        user = await authenticateRequest(authenticator, req, proxyHeaders);
+      } catch (e) {
+        rec.reason = asStatus(e).message;
+        throw e;
+      }
+      rec.user = user;
+      const input = { method: req.method ?? 'GET', path: t.path, rest, query: t.query, headers: req.headers };
       // every check must pass; the first denial answers
+      const reasons: string[] = [];
       for (const check of route.checks) {
         const attrs = attributesOf(check, input);
-        if (attrs instanceof StatusError) throw attrs;
-        await authorizeRequest(authorizer, user, attrs);
+        if (attrs instanceof StatusError) { rec.reason = attrs.message; throw attrs; }
+        rec.checks.push(attrs);
+        const d = await authorizer.authorize(user, attrs);
+        if (!d.allowed) {
+          const hint = d.error ? undefined : deps.explain?.(attrs);
+          const err = denial(user, attrs, [d.reason, hint].filter(Boolean).join('; '), d.error);
+          rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
+          throw err;
+        }
+        reasons.push(d.reason);
       }
+      rec.reason = reasons.filter(Boolean).join('; ') || 'allowed';
       return { route, upstream, target, user };
     }
     // the routes are an allow-list
+    rec.reason = 'no route';
     throw errors.notFound({ group: '', resource: '' }, t.path);
+  }
+
+  /** admit, and the decision's log line when there is a log. */
+  function decide(req: IncomingMessage): Promise<Admitted> {
+    const dl = deps.decisionLog;
+    const rec: DecisionRecord = { route: '', path: '', checks: [], reason: '' };
+    if (!dl) return admit(req, rec);
+    const start = process.hrtime.bigint();
+    const write = (status: number): void => {
+      const revision = deps.revision?.();
+      dl.write({
+        decision_id: randomUUID(),
+        timestamp: new Date().toISOString(),
+        path: rec.route,
+        labels: { app: 'portcullis-proxy' },
+        input: { method: req.method ?? '', path: rec.path, host: hostOf(req.headers.host), peer: req.socket.remoteAddress ?? '', ...(rec.user ? { user: userForLog(rec.user) } : {}), checks: rec.checks },
+        result: { allowed: status < 300, status },
+        reason: rec.reason,
+        ...(revision ? { revision } : {}),
+        metrics: { timer_decision_ns: Number(process.hrtime.bigint() - start) },
+      });
+    };
+    return admit(req, rec).then((a) => { write(200); return a; }, (e: unknown) => { write(asStatus(e).code); throw e; });
   }
 
   function outbound(req: IncomingMessage, a: Admitted) {
@@ -121,7 +182,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    admit(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
+    decide(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
       // the body is not read: drain it so the connection can be reused
       req.resume();
       fail(res, req, e);
@@ -132,13 +193,47 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   // sent) is sent once more on a fresh one, as browsers and Go's transport do.
   const RETRYABLE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+  const upstreamFailed = (a: Admitted, e: Error): StatusError =>
+    Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } });
+
+  /** The response body to the caller: by hand rather than pipe(), the same back-pressure without pipe's five listeners per request. */
+  function relay(ur: Readable, res: ServerResponse): void {
+    ur.on('data', (c: Buffer) => { if (!res.write(c)) { ur.pause(); res.once('drain', () => ur.resume()); } });
+    ur.on('end', () => res.end());
+    ur.on('error', () => res.destroy());
+  }
+
+  const hasBody = (req: IncomingMessage): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+
+  /** To an h2c upstream: one stream of its session; the response's pseudo-headers dropped. */
+  function forwardH2(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders): void {
+    let st: ClientHttp2Stream;
+    try {
+      st = a.upstream.stream!(req.method ?? 'GET', a.target, headers);
+    } catch (e) {
+      fail(res, req, upstreamFailed(a, e as Error));
+      return;
+    }
+    let aborted = false;
+    st.on('response', (h) => {
+      const plain: IncomingHttpHeaders = {};
+      for (const k in h) if (k[0] !== ':') plain[k] = h[k] as string | string[];
+      res.writeHead(Number(h[':status']) || 502, downstreamHeaders(plain));
+      relay(st, res);
+    });
+    st.on('error', (e) => { if (!aborted) fail(res, req, upstreamFailed(a, e)); });
+    res.on('close', () => { if (!res.writableFinished) { aborted = true; st.destroy(); } });
+    if (hasBody(req)) req.pipe(st);
+    else { req.resume(); st.end(); }
+  }
+
   function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    if (a.upstream.stream) { forwardH2(req, res, a, headers); return; }
     const method = req.method ?? 'GET';
     const up = a.upstream.request(method, a.target, headers);
     up.on('response', (ur) => {
       res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
-      ur.pipe(res);
-      ur.on('error', () => res.destroy());
+      relay(ur, res);
     });
     let aborted = false;
     up.on('error', (e) => {
@@ -148,14 +243,15 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
         forward(req, res, a, headers, false);
         return;
       }
-      fail(res, req, Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } }));
+      fail(res, req, upstreamFailed(a, e));
     });
     // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
     const onClose = (): void => { if (!res.writableFinished) { aborted = true; up.destroy(); } };
     res.on('close', onClose);
-    // a retry is only made for a request without a body, which the first attempt has consumed
-    if (mayRetry) req.pipe(up);
-    else up.end();
+    // a request that says it has no body is ended at once (no pipe to set up); a retry is only made
+    // for a request without a body, which the first attempt has consumed
+    if (mayRetry && hasBody(req)) req.pipe(up);
+    else { req.resume(); up.end(); }
   }
 
   function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {
@@ -167,7 +263,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    admit(req).then((a) => {
+    decide(req).then((a) => {
+      if (a.upstream.stream) { refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} speaks HTTP/2 (h2c): upgrades are not relayed`)); return; }
       const headers = outbound(req, a);
       headers.connection = 'Upgrade';
       if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;

@@ -4,6 +4,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { UserInfo } from '../authn/types.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
+import type { LoadedPolicy } from './policy.ts';
 
 export interface ReloadingAuthorizer extends Authorizer {
   /** Load now; resolves true when the new policy is in place. */
@@ -12,6 +13,8 @@ export interface ReloadingAuthorizer extends Authorizer {
   close(): void;
   /** How many successful loads (the first included). */
   readonly generation: number;
+  /** The policy in force: its revision, and its explainer when it has one. */
+  readonly current: LoadedPolicy;
 }
 
 /**
@@ -20,7 +23,7 @@ export interface ReloadingAuthorizer extends Authorizer {
  */
 export async function reloadingAuthorizer(
   files: readonly string[],
-  load: () => Promise<Authorizer>,
+  load: () => Promise<LoadedPolicy>,
   log: (msg: string) => void,
   quietMs = 100,
 ): Promise<ReloadingAuthorizer> {
@@ -81,8 +84,9 @@ export async function reloadingAuthorizer(
   return {
     name: 'reloading',
     get generation() { return generation; },
+    get current() { return current; },
     authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> | Decision {
-      return current.authorize(user, attrs);
+      return current.authorizer.authorize(user, attrs);
     },
     reload,
     close() {

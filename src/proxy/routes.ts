@@ -51,7 +51,8 @@ export interface CheckInput {
   path: string;
   /** Path after the route's prefix. */
   rest: string;
-  query: URLSearchParams;
+  /** The raw query (without `?`), parsed only when a check reads it. */
+  query: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
@@ -59,7 +60,7 @@ function valueOf(src: ValueSource, at: CheckInput, field: string): string | Stat
   if ('literal' in src) return src.literal;
   let v: string | undefined;
   if ('query' in src) {
-    const all = at.query.getAll(src.query);
+    const all = new URLSearchParams(at.query).getAll(src.query);
     if (all.length > 1) return errors.badRequest(`query parameter ${src.query} given more than once`);
     v = all[0];
   } else if ('header' in src) {

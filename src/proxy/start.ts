@@ -5,7 +5,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { readServiceAccountKeys, serviceAccountTokenAuthenticator } from '../authn/service-account.ts';
-import { authorizerFromSources } from '../authz/offline.ts';
 import { alwaysDeny } from '../authz/always.ts';
 import { UnionAuthorizer } from '../authz/union.ts';
 import type { Authorizer } from '../authz/types.ts';
@@ -15,6 +14,9 @@ import type { ProxyConfig } from '../config/proxy.ts';
 import { createAuthProxy } from './proxy.ts';
 import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
 import { reloadingAuthorizer, type ReloadingAuthorizer } from './reloading-authorizer.ts';
+import { loadPolicy } from './policy.ts';
+import { liveRbac, type LiveRbac } from './live-rbac.ts';
+import { openDecisionLog } from './decision-log.ts';
 
 export interface ProxyOptions {
   config: ProxyConfig;
@@ -31,6 +33,12 @@ export interface ProxyOptions {
   entrypoint?: string;
   /** TokenReview + SubjectAccessReview against a remote API server (after the local authenticators and policy). */
   delegation?: DelegationOptions;
+  /** RBAC objects listed and watched on the API server this kubeconfig names (swapped in on change). */
+  rbacKubeconfig?: string;
+  /** OPA-style decision log: a file (appended) or `-` for stdout. */
+  decisionLog?: string;
+  /** A 403 names the grants that would allow the request (RBAC and ABAC files): off by default, it tells who may do what. */
+  explainDenials?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -39,6 +47,7 @@ export interface RunningProxy {
   secureUrl?: string;
   insecureUrl?: string;
   authorizer?: ReloadingAuthorizer;
+  liveRbac?: LiveRbac;
   delegation?: Delegation;
   close(): Promise<void>;
 }
@@ -85,13 +94,30 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const files = Object.values(o.policy).flatMap((v) => v ?? []);
   const needsPolicy = o.config.routes.some((r) => !r.ignore);
   let authorizer: ReloadingAuthorizer | undefined;
-  if (files.length) authorizer = await reloadingAuthorizer(files, () => authorizerFromSources(o.policy, o.entrypoint), log);
-  else if (needsPolicy && !delegation) throw new Error('routes that are not `ignore` need a policy: --policy-file, --rbac, --bundle or --kubeconfig');
-  const local: Authorizer[] = [...(authorizer ? [authorizer] : []), ...(delegation ? [delegation.subjectAccessReview] : [])];
+  if (files.length) authorizer = await reloadingAuthorizer(files, () => loadPolicy(o.policy, o.entrypoint, !!o.explainDenials), log);
+  else if (needsPolicy && !delegation && !o.rbacKubeconfig) throw new Error('routes that are not `ignore` need a policy: --policy-file, --rbac, --bundle, --rbac-kubeconfig or --kubeconfig');
+  let live: LiveRbac | undefined;
+  try {
+    live = o.rbacKubeconfig ? await liveRbac(o.rbacKubeconfig, log, !!o.explainDenials) : undefined;
+  } catch (e) {
+    authorizer?.close();
+    await delegation?.close();
+    throw new Error(`--rbac-kubeconfig: ${(e as Error).message}`);
+  }
+  const local: Authorizer[] = [...(authorizer ? [authorizer] : []), ...(live ? [live] : []), ...(delegation ? [delegation.subjectAccessReview] : [])];
+  const policies = [authorizer, live].filter((p) => p !== undefined);
 
-  const proxy = createAuthProxy({ config: o.config, authenticator, authorizer: local.length === 0 ? alwaysDeny : local.length === 1 ? local[0] : new UnionAuthorizer(local), proxyHeaders: trustsProxy, log });
+  const decisionLog = o.decisionLog ? openDecisionLog(o.decisionLog, log) : undefined;
+  const proxy = createAuthProxy({
+    config: o.config, authenticator, authorizer: local.length === 0 ? alwaysDeny : local.length === 1 ? local[0] : new UnionAuthorizer(local), proxyHeaders: trustsProxy, log,
+    decisionLog,
+    revision: () => policies.map((p) => p.current.revision).join(',') || undefined,
+    explain: o.explainDenials
+      ? (attrs) => policies.map((p) => p.current.explain?.(attrs)).filter(Boolean).join('; ') || (delegation ? 'the API server decides (delegation): not explained' : undefined)
+      : undefined,
+  });
   const servers: http.Server[] = [];
-  const out: RunningProxy = { authorizer, delegation, close: async () => {} };
+  const out: RunningProxy = { authorizer, liveRbac: live, delegation, close: async () => {} };
   const wire = (s: http.Server): http.Server => {
     s.on('request', proxy.handle);
     s.on('upgrade', proxy.upgrade);
@@ -119,6 +145,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     authorizer?.close();
     proxy.close();
     await delegation?.close();
+    await live?.close();
+    await decisionLog?.close();
     throw e;
   }
   out.close = async () => {
@@ -126,6 +154,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
     proxy.close();
     await delegation?.close();
+    await live?.close();
+    await decisionLog?.close();
   };
   return out;
 }

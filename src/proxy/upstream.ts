@@ -2,6 +2,7 @@
 // socket), with a keep-alive agent of its own. Files are read once, at start.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import type { UpstreamSpec } from '../config/proxy.ts';
 
@@ -10,6 +11,8 @@ export interface Upstream {
   request(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http.ClientRequest;
   /** Host header value for the upstream (the caller's Host is forwarded as X-Forwarded-Host). */
   readonly host: string;
+  /** An h2c upstream: the request as a stream of its one HTTP/2 session (request() is not used). */
+  stream?(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http2.ClientHttp2Stream;
   close(): void;
 }
 
@@ -17,7 +20,35 @@ export interface Upstream {
 // timeout closes them under us (a request sent on a socket the upstream is closing fails).
 const IDLE = { keepAlive: true, maxSockets: 256, timeout: 4000 } as const;
 
+/** h2c://host:port[/base]: HTTP/2 without TLS (prior knowledge) over one session, opened again when it ends. */
+function h2cUpstream(spec: UpstreamSpec): Upstream {
+  const u = new URL(`http://${spec.url.slice('h2c://'.length)}`);
+  const base = u.pathname.replace(/\/$/, '');
+  let session: http2.ClientHttp2Session | undefined;
+  const open = (): http2.ClientHttp2Session => {
+    if (!session || session.closed || session.destroyed) {
+      const s = http2.connect(`http://${u.host}`);
+      // a failed session fails its streams (each answers 502); the next request opens a new one
+      s.on('error', () => {});
+      s.on('close', () => { if (session === s) session = undefined; });
+      session = s;
+    }
+    return session;
+  };
+  return {
+    host: u.host,
+    request: () => { throw new Error('an h2c upstream is reached through stream()'); },
+    stream(method, path, headers) {
+      const h: http2.OutgoingHttpHeaders = { ...headers, ':method': method, ':path': base + path, ':authority': u.host };
+      delete h.host;
+      return open().request(h, { endStream: false });
+    },
+    close: () => session?.close(),
+  };
+}
+
 export function openUpstream(spec: UpstreamSpec): Upstream {
+  if (spec.url.startsWith('h2c://')) return h2cUpstream(spec);
   if (spec.url.startsWith('unix:')) {
     // unix:/path/sock or unix:/path/sock:/base
     const rest = spec.url.slice('unix:'.length);

@@ -69,7 +69,7 @@ test.serial('answers are cached: a repeated request makes no remote call, allowe
   t.deepEqual({ ...calls }, before);
   // a new path is a new decision, the token is still cached
   await raw(proxy.insecureUrl!, 'GET', '/app/new', bearer('alice'));
-  t.deepEqual({ ...calls }, { tokenReviews: before.tokenReviews, subjectAccessReviews: before.subjectAccessReviews + 1 });
+  t.deepEqual({ ...calls }, { tokenReviews: before.tokenReviews, subjectAccessReviews: before.subjectAccessReviews + 1, staleAnswers: 0 });
 });
 
 test.serial('a token the API server rejects is 401; a decision it denies is 403', async (t) => {

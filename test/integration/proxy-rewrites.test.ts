@@ -1,0 +1,75 @@
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { ProxyConfigError, resourceCheckFromFlags } from '../../src/config/proxy.ts';
+import { bearer, raw, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
+
+// kube-rbac-proxy's authorization.resourceAttributes + rewrites as flags of the single-upstream mode,
+// through the real command: the namespace comes from a query parameter or a header.
+
+let up: EchoServer;
+const children: ChildProcess[] = [];
+let dir: string, tokens: string, rbac: string;
+
+test.before(async () => {
+  dir = tempDir('proxy-rewrites');
+  tokens = tokenFile(dir, { alice: [], bob: [] });
+  rbac = join(dir, 'rbac.yaml');
+  writeFileSync(rbac, [
+    'apiVersion: rbac.authorization.platform.io/v1alpha1', 'kind: Role', 'metadata: {name: metrics, namespace: team-a}',
+    'rules: [{verbs: [get], apiGroups: [""], resources: [pods/metrics]}]', '---',
+    'apiVersion: rbac.authorization.platform.io/v1alpha1', 'kind: RoleBinding', 'metadata: {name: metrics, namespace: team-a}',
+    'roleRef: {apiGroup: rbac.authorization.platform.io, kind: Role, name: metrics}',
+    'subjects: [{kind: User, name: alice}]', '',
+  ].join('\n'));
+  up = await startEcho('A');
+});
+
+test.after.always(async () => {
+  for (const c of children) c.kill();
+  await up?.close();
+});
+
+/** `portcullis proxy` with these flags on a free port; resolves with its URL. */
+async function proxy(flags: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'proxy', `--upstream=${up.url}`, '--insecure-listen-address=127.0.0.1:0',
+    `--token-auth-file=${tokens}`, `--rbac=${rbac}`, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  const lines = createInterface({ input: child.stderr! });
+  return new Promise((resolve, reject) => {
+    lines.on('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); });
+    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
+  });
+}
+
+test('--resource-attributes with {{ .Value }} from --rewrite-query-parameter', async (t) => {
+  const u = await proxy(['--resource-attributes=namespace={{ .Value }},apiVersion=v1,resource=pods,subresource=metrics', '--rewrite-query-parameter=namespace']);
+  const ok = await raw(u, 'GET', '/metrics?namespace=team-a', bearer('alice'));
+  t.is(ok.status, 200);
+  t.is(ok.json.url, '/metrics?namespace=team-a');
+  const other = await raw(u, 'GET', '/metrics?namespace=team-b', bearer('alice'));
+  t.is(other.status, 403);
+  t.regex(other.json.message, /User "alice" cannot get resource "pods\/metrics" in API group "" in the namespace "team-b"/);
+  t.is((await raw(u, 'GET', '/metrics?namespace=team-a', bearer('bob'))).status, 403);
+  t.is((await raw(u, 'GET', '/metrics', bearer('alice'))).status, 400);
+  t.is((await raw(u, 'GET', '/metrics?namespace=team-a&namespace=team-b', bearer('alice'))).status, 400);
+});
+
+test('--rewrite-header fills {{ .Value }} from a header', async (t) => {
+  const u = await proxy(['--resource-attributes=namespace={{.Value}},resource=pods,subresource=metrics', '--rewrite-header=X-Namespace']);
+  t.is((await raw(u, 'GET', '/metrics', { ...bearer('alice'), 'x-namespace': 'team-a' })).status, 200);
+  t.is((await raw(u, 'GET', '/metrics', { ...bearer('alice'), 'x-namespace': 'team-b' })).status, 403);
+  t.is((await raw(u, 'GET', '/metrics', bearer('alice'))).status, 400);
+});
+
+test('the flags are checked', (t) => {
+  t.deepEqual(resourceCheckFromFlags(['group=apps', 'resource=deployments', 'name={{ .Value }}'], { query: 'd' }),
+    { resource: { apiGroup: 'apps', resource: 'deployments', name: { query: 'd' } } });
+  t.throws(() => resourceCheckFromFlags(['colour=red'], {}), { instanceOf: ProxyConfigError, message: /unknown key "colour"/ });
+  t.throws(() => resourceCheckFromFlags(['namespace={{ .Value }}'], {}), { message: /give --rewrite-query-parameter or --rewrite-header/ });
+  t.throws(() => resourceCheckFromFlags(['namespace=ns-{{ .Value }}'], { query: 'n' }), { message: /only a whole/ });
+  t.throws(() => resourceCheckFromFlags(['resource=pods'], { query: 'n' }), { message: /no --resource-attributes value uses/ });
+  t.throws(() => resourceCheckFromFlags(['resource=pods'], { query: 'n', header: 'h' }), { message: /one of/ });
+});
