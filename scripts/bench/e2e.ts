@@ -7,6 +7,7 @@
 //   E2E_ROUNDS=3 BENCH_SECONDS=5 BENCH_WARMUP_SECONDS=2   rounds and lengths
 //   E2E_CPU_PROF=DIR    run the server with --cpu-prof (profile written to DIR when it stops)
 //   E2E_LOAD=autocannon use autocannon even when wrk is installed
+//   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
 // Needs `npm run build` first (dist/main.js).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -214,6 +215,8 @@ export default async function run(): Promise<void> {
         target: 35,
       },
     ];
+    const only = process.env.E2E_ONLY?.split(',');
+    if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.some((o) => t.name.includes(o))));
     const best = new Map<string, number>();
     const ratios = new Map<string, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
