@@ -265,7 +265,7 @@ async function rbacLiveFigures(): Promise<void> {
  * four groups; half are built from a binding (its user or one of its groups, its namespace, a verb
  * and resource its role grants) and half from users, groups and namespaces nothing binds.
  */
-function growthWorld(bindings: number, seed = 11): { objects: RbacObjects; reqs: Req[] } {
+export function growthWorld(bindings: number, seed = 11): { objects: RbacObjects; reqs: Req[] } {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const namespaces = Math.max(10, Math.floor(bindings / 100));
