@@ -102,9 +102,9 @@ test('pages through an index equal pages of the scan, also when continued after 
     // write between pages: relabel a pod that the next page would show, delete another, move a third
     const all = bothWays(store, base).scanned.items;
     const [, , , , a, b, c] = all;
-    const ka = key(a.metadata.namespace!, a.metadata.name);
-    const kb = key(b.metadata.namespace!, b.metadata.name);
-    const kc = key(c.metadata.namespace!, c.metadata.name);
+    const ka = key(a.metadata.namespace!, a.metadata.name!);
+    const kb = key(b.metadata.namespace!, b.metadata.name!);
+    const kc = key(c.metadata.namespace!, c.metadata.name!);
     await store.update(ka, pod(ka.namespace, ka.name, 'node-39', 'Running', { app: 'moved' }), Number(a.metadata.resourceVersion));
     await store.delete(kb, Number(b.metadata.resourceVersion));
     await store.update(kc, pod(kc.namespace, kc.name, 'node-0', 'Running', { app: 'app-0' }), Number(c.metadata.resourceVersion));
