@@ -10,7 +10,7 @@
 //   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
 // Needs `npm run build` first (dist/main.js).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +44,13 @@ function haveWrk(): boolean {
     // wrk --version exits 1 after printing its version
     return (e as { status?: number }).status === 1;
   }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
 /** One timed run of the load generator (in its own process) against one target; requests/s. */
@@ -219,23 +226,32 @@ export default async function run(): Promise<void> {
     if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.some((o) => t.name.includes(o))));
     const best = new Map<string, number>();
     const ratios = new Map<string, number[]>();
+    // the serving process's CPU time per request: a figure a busy machine disturbs far less than req/s
+    const cpuPerRequest = new Map<string, number>();
     for (let round = 0; round < ROUNDS; round++) {
       let bare = 0;
       for (const t of targets) {
         if (WARMUP > 0) await load(t, WARMUP, dir, useWrk);
+        const pid = t.target === undefined ? base.child.pid! : server.child.pid!;
+        const cpu0 = cpuSeconds(pid);
         const rps = await load(t, SECONDS, dir, useWrk);
+        const us = ((cpuSeconds(pid) - cpu0) * 1e6) / (rps * SECONDS);
+        cpuPerRequest.set(t.name, Math.min(cpuPerRequest.get(t.name) ?? Infinity, us));
         best.set(t.name, Math.max(best.get(t.name) ?? 0, rps));
         if (t.target === undefined) bare = rps;
         else ratios.set(t.name, [...(ratios.get(t.name) ?? []), rps / bare]);
       }
     }
     const bare = best.get(targets[0].name)!;
-    console.log(`e2e ${targets[0].name}: ${bare.toFixed(0)} req/s (best of ${ROUNDS})`);
+    const bareCpu = cpuPerRequest.get(targets[0].name)!;
+    console.log(`e2e ${targets[0].name}: ${bare.toFixed(0)} req/s (best of ${ROUNDS}); ${bareCpu.toFixed(0)} µs CPU/request`);
     for (const t of targets.slice(1)) {
       const rps = best.get(t.name)!;
       const pct = (rps / bare) * 100;
       const perRound = ratios.get(t.name)!.map((r) => `${(r * 100).toFixed(0)}%`).join(' ');
+      const cpu = cpuPerRequest.get(t.name)!;
       console.log(`e2e ${t.name}: ${rps.toFixed(0)} req/s = ${pct.toFixed(1)}% of bare (target ≥ ${t.target}%: ${pct >= t.target! ? 'met' : 'MISSED'}; per round ${perRound})`);
+      console.log(`e2e   ${t.name}: server ${cpu.toFixed(0)} µs CPU/request = ${(bareCpu / cpu * 100).toFixed(1)}% of bare's CPU efficiency`);
     }
   } finally {
     base.child.kill();
