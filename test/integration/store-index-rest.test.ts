@@ -3,6 +3,7 @@
 // a write (the snapshot of its first page).
 import test from 'ava';
 import { startServer } from '../helpers/server.ts';
+import { openWatch } from '../helpers/process-server.ts';
 
 const pod = (name: string, node: string, app: string) => ({
   apiVersion: 'v1',
@@ -48,4 +49,31 @@ test('label and field selected lists follow relabels, moves and deletes; pages k
   t.deepEqual(names(await list('fieldSelector=spec.nodeName%3Dnode-1')), ['p-01', 'p-11', 'p-21', 'p-31', 'p-51']);
   t.deepEqual(names(await list('fieldSelector=spec.nodeName%3Dnowhere')), []);
   t.deepEqual(names(await list('fieldSelector=metadata.name%3Dp-33')), ['p-33']);
+});
+
+test('a label-selected watch (indexed by its label value) sees objects join, change and leave, and nothing else', async (t) => {
+  const s = await startServer();
+  t.teardown(() => s.close());
+  const base = '/api/v1/namespaces/default/pods';
+  for (let i = 0; i < 6; i++) t.is((await s.req('POST', base, pod(`w-${i}`, 'node-1', i === 0 ? 'web' : 'db'))).status, 201);
+  const w = await openWatch(s.url, `${base}?watch=true&labelSelector=app%3Dweb&resourceVersion=${(await s.req('GET', base)).json.metadata.resourceVersion}`);
+  t.teardown(() => w.close());
+  const put = async (name: string, change: (o: { metadata: { labels?: Record<string, string> }; spec: { nodeName: string } }) => void) => {
+    const o = (await s.req('GET', `${base}/${name}`)).json;
+    change(o);
+    t.is((await s.req('PUT', `${base}/${name}`, o)).status, 200);
+  };
+  await put('w-1', (o) => (o.metadata.labels = { app: 'web' })); // joins
+  await put('w-2', (o) => (o.metadata.labels = { app: 'cache' })); // never matches
+  await put('w-0', (o) => (o.metadata.labels = { app: 'web', v: '2' })); // changes
+  await put('w-0', (o) => delete o.metadata.labels); // leaves: label gone
+  await put('w-3', (o) => (o.metadata.labels = { other: 'web' })); // the value under another key
+  t.is((await s.req('DELETE', `${base}/w-1`)).status, 200); // leaves: deleted
+  const seen: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const ev = await w.next(5000);
+    seen.push(`${ev?.type} ${ev?.object.metadata.name}`);
+  }
+  t.deepEqual(seen, ['ADDED w-1', 'MODIFIED w-0', 'DELETED w-0', 'DELETED w-1']);
+  await t.throwsAsync(() => w.next(300));
 });
