@@ -8,6 +8,7 @@
 //   E2E_CPU_PROF=DIR    run the server with --cpu-prof (profile written to DIR when it stops)
 //   E2E_LOAD=autocannon use autocannon even when wrk is installed
 //   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
+//   E2E_SERVER_DIR=DIR  run DIR/dist/main.js (another checkout's build, for a before/after table)
 // Needs `npm run build` first (dist/main.js).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -131,7 +132,7 @@ async function startServer(dir: string, cert: string, key: string): Promise<{ ur
   const prof = process.env.E2E_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.E2E_CPU_PROF}`] : [];
   const args = [
     ...prof,
-    'dist/main.js',
+    join(process.env.E2E_SERVER_DIR ?? '.', 'dist/main.js'),
     'serve',
     '--secure-port=0',
     '--bind-address=127.0.0.1',
@@ -196,7 +197,7 @@ function stop(child: ChildProcess): Promise<void> {
 }
 
 export default async function run(): Promise<void> {
-  if (!existsSync('dist/main.js')) throw new Error('e2e needs the compiled build: run `npm run build` first');
+  if (!existsSync(join(process.env.E2E_SERVER_DIR ?? '.', 'dist/main.js'))) throw new Error('e2e needs the compiled build: run `npm run build` first');
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-e2e-'));
   const cert = join(dir, 'tls.crt');
   const key = join(dir, 'tls.key');
