@@ -1,6 +1,6 @@
 // `npm run bench [-- scenario...]`: runs named scenarios (each a module exporting `run()`), printing
 // one line per figure. With no name, every scenario runs.
-const scenarios = ['rest', 'store', 'authz', 'authn', 'watch', 'storage', 'etcd-faults', 'startup', 'proxy', 'codec'];
+const scenarios = ['rest', 'e2e', 'store', 'authz', 'authn', 'watch', 'storage', 'etcd-faults', 'startup', 'proxy', 'codec'];
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = wanted.length ? wanted : scenarios;

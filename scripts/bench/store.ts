@@ -3,6 +3,7 @@
 import { produce, enableMapSet } from 'immer';
 import { Store } from '../../src/store/store.ts';
 import { createMemoryBackend } from '../../src/store/backends/memory.ts';
+import listIndex from './list-index.ts';
 
 enableMapSet();
 
@@ -44,4 +45,5 @@ export default async function run(): Promise<void> {
   console.log(`store write into 1,000 objects: ${small.toFixed(2)} µs/write`);
   console.log(`store write into 150,000 objects: ${large.toFixed(2)} µs/write (${(large / small).toFixed(2)}x the 1,000-object cost)`);
   console.log(`baseline immer Map update at 150,000 objects: ${immer.toFixed(0)} µs/write (store is ${(immer / large).toFixed(0)}x faster)`);
+  await listIndex();
 }

@@ -70,6 +70,14 @@ export function userFromHeaders(req: HeaderRequest, names: RequestHeaderNames): 
   return { name, groups, extra };
 }
 
+/** The lower-cased names and prefixes to strip, computed once per names object (this runs on every request). */
+const stripSets = new WeakMap<RequestHeaderNames, { exact: Set<string>; prefixes: string[] }>();
+function stripSetOf(names: RequestHeaderNames): { exact: Set<string>; prefixes: string[] } {
+  let sets = stripSets.get(names);
+  if (!sets) stripSets.set(names, (sets = { exact: new Set([...lower(names.usernameHeaders), ...lower(names.groupHeaders)]), prefixes: lower(names.extraHeaderPrefixes) }));
+  return sets;
+}
+
 /**
  * Remove every username, group and extra header (by the configured names) from `headers` and, when
  * given, from Node's `headersDistinct` view. Call on every request the proxy authenticator did not
@@ -80,8 +88,7 @@ export function stripRequestHeaders(
   names: RequestHeaderNames = defaultRequestHeaderNames,
   headersDistinct?: Record<string, string[] | undefined>,
 ): void {
-  const exact = new Set([...lower(names.usernameHeaders), ...lower(names.groupHeaders)]);
-  const prefixes = lower(names.extraHeaderPrefixes);
+  const { exact, prefixes } = stripSetOf(names);
   for (const target of headersDistinct ? [headers, headersDistinct] : [headers]) {
     for (const h of Object.keys(target)) {
       const l = h.toLowerCase();

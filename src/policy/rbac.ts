@@ -114,8 +114,9 @@ export class RbacCompiler {
   constructor(objects: RbacObjects = {}) {
     for (const r of objects.clusterRoles ?? []) this.roles[roleKey('ClusterRole', r.metadata.name)] = (r.rules ?? []).map(toRule);
     for (const r of objects.roles ?? []) this.roles[roleKey('Role', r.metadata.name, r.metadata.namespace)] = (r.rules ?? []).map(toRule);
-    for (const b of objects.clusterRoleBindings ?? []) this.upsertBinding(b, true);
-    for (const b of objects.roleBindings ?? []) this.upsertBinding(b, false);
+    // the initial load needs no patches: building them re-sorted every touched bucket per binding
+    for (const b of objects.clusterRoleBindings ?? []) this.setBinding(b, true);
+    for (const b of objects.roleBindings ?? []) this.setBinding(b, false);
   }
 
   private bucketList(id: string): Grant[] {
@@ -130,6 +131,11 @@ export class RbacCompiler {
 
   /** Adds or replaces a (Cluster)RoleBinding; returns the data patches. */
   upsertBinding(b: BindingObject, cluster: boolean): DataPatch[] {
+    return [...this.setBinding(b, cluster).values()].map((p) => this.patchFor(p.scope, p.kind, p.key));
+  }
+
+  /** Adds or replaces a binding; returns the buckets it touched (by bucket id). */
+  private setBinding(b: BindingObject, cluster: boolean): Map<string, Placement> {
     const id = `${cluster ? 'crb' : 'rb'}:${b.metadata.namespace ?? ''}/${b.metadata.name}`;
     const old = this.bindings.get(id);
     const o = old?.o ?? this.nextOrder++;
@@ -150,7 +156,7 @@ export class RbacCompiler {
       touched.set(bid, p);
     }
     this.bindings.set(id, { o, placements });
-    return [...touched.values()].map((p) => this.patchFor(p.scope, p.kind, p.key));
+    return touched;
   }
 
   removeBinding(meta: ObjectMeta, cluster: boolean): DataPatch[] {

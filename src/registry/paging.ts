@@ -5,6 +5,7 @@
 // retained the token has expired: 410 with the reference's message.
 import type { ApiObject } from '../api/object.ts';
 import type { Store } from '../store/store.ts';
+import type { IndexTerm } from '../store/select-index.ts';
 import { errors } from '../request/errors.ts';
 
 const EXPIRED =
@@ -68,11 +69,22 @@ export interface Page {
  * One page of a collection (`namespace` undefined: every namespace), filtered by `matches`: the first
  * `limit` matching items from the token's start key, at the token's revision (now, for a first page).
  */
-export function listPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, query: URLSearchParams): Page {
+export function listPage(
+  store: Store,
+  group: string,
+  resource: string,
+  namespace: string | undefined,
+  matches: (o: ApiObject) => boolean,
+  query: URLSearchParams,
+  /** Exact requirements implied by `matches` that a store index may narrow the current state by. */
+  terms: readonly IndexTerm[] = [],
+): Page {
   const limit = parseLimit(query);
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont) : undefined;
-  const now = store.list(group, resource, namespace);
+  // an index serves the current state only; a page at a past revision is rebuilt from the scan
+  const indexed = terms.length && (!token || token.rv === store.revision) ? store.select(group, resource, namespace, terms) : undefined;
+  const now = indexed ?? store.list(group, resource, namespace);
   let items = now.items;
   let revision = now.revision;
   if (token && token.rv !== now.revision) {

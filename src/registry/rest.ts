@@ -14,7 +14,7 @@ import type { Store } from '../store/store.ts';
 import { runAdmission, type AdmissionPlugin } from './admission.ts';
 import { conflictStatus } from './storage-errors.ts';
 import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
-import { listFilter } from './filter.ts';
+import { listSelection } from './filter.ts';
 import { decode, toStorage } from '../api/scheme.ts';
 import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
@@ -108,9 +108,9 @@ export class GenericRegistry {
 
   list(req: RestRequest): RestResponse {
     const strategy = req.def.strategy;
-    const matches = listFilter(req.def, strategy, req.query);
+    const { matches, terms } = listSelection(req.def, strategy, req.query);
     // a page (limit, continue) of the collection at one revision; without them, all of it now
-    const page = listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query);
+    const page = listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query, terms);
     const metadata: Record<string, string | number> = { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(page.revision) };
     if (page.continue) metadata.continue = page.continue;
     if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;

@@ -9,7 +9,8 @@ import { encode } from '../api/scheme.ts';
 import type { RequestTarget } from '../request/attributes.ts';
 import { errors } from '../request/errors.ts';
 import type { FieldIndexKey, WatchRequest } from '../store/watch-hub.ts';
-import { listFilter } from './filter.ts';
+import { listSelection } from './filter.ts';
+import type { IndexTerm } from '../store/select-index.ts';
 import { parseResourceVersion } from './rest.ts';
 
 export interface PreparedWatch {
@@ -33,6 +34,18 @@ function indexKeyOf(fieldSelector: string, strategy: KindStrategy): FieldIndexKe
   return undefined;
 }
 
+/**
+ * Without an exact field: the first exact label requirement (`app=web`), so a label-selected watcher
+ * is offered only the events of objects holding that value before or after. An object without the
+ * label reads as '' (at worst a candidate more: the selector still decides).
+ */
+function labelIndexKeyOf(terms: readonly IndexTerm[]): FieldIndexKey | undefined {
+  const t = terms.find((x) => x.name.startsWith('label:'));
+  if (!t) return undefined;
+  const read = t.read;
+  return { field: t.name, value: t.value, read: (obj) => read(obj) ?? '' };
+}
+
 /** Validate a watch request (400 for a bad selector or resourceVersion) and build what the hub needs. */
 export function prepareWatch(target: RequestTarget, query: URLSearchParams): PreparedWatch {
   const def = target.def;
@@ -46,9 +59,9 @@ export function prepareWatch(target: RequestTarget, query: URLSearchParams): Pre
     extra = `metadata.name=${escapeFieldValue(target.name)}`;
     fieldSelector = extra;
   }
-  const matches = listFilter(def, strategy, query, extra);
+  const { matches, terms } = listSelection(def, strategy, query, extra);
   const unfiltered = !query.get('labelSelector') && !fieldSelector;
-  const index = indexKeyOf(fieldSelector, strategy);
+  const index = indexKeyOf(fieldSelector, strategy) ?? labelIndexKeyOf(terms);
   const resourceVersion = parseResourceVersion(query.get('resourceVersion') ?? undefined);
   return {
     request: {

@@ -7,7 +7,8 @@ import { noteResponseObject } from './middleware/audit.ts';
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {
   // not ctx.URL: Koa builds it from the Host header and leaves it empty when that header is not a host
-  const p = new URLSearchParams(ctx.querystring).get('pretty');
+  const qs = ctx.querystring;
+  const p = qs ? new URLSearchParams(qs).get('pretty') : null; // most requests carry no query: skip the parse
   if (p !== null) return isTrue(p);
   const ua = ctx.get('User-Agent');
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');

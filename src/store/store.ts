@@ -3,6 +3,7 @@ import type { ApiObject } from '../api/object.ts';
 import { BTree } from './btree.ts';
 import type { Backend, ObjectKey, StoreEvent } from './backend.ts';
 import { EventLog } from './event-log.ts';
+import { ValueIndex, type IndexTerm } from './select-index.ts';
 
 export type StoreListener = (events: StoreEvent[]) => void;
 
@@ -11,6 +12,11 @@ export interface ListResult {
   revision: number;
   items: ApiObject[];
 }
+
+/** An index is used when the value's holders are at most this share of the collection. */
+const SELECT_SHARE = 0.25;
+/** Label and field indexes one collection may have. */
+const MAX_INDEXES = 16;
 
 function collectionKey(group: string, resource: string): string {
   return `${group}/${resource}`;
@@ -27,6 +33,8 @@ function itemKey(namespace: string, name: string): string {
  */
 export class Store {
   private readonly collections = new Map<string, BTree<string, ApiObject>>();
+  /** collection key → index name → label/field index, made on first use (see select). */
+  private readonly indexes = new Map<string, Map<string, ValueIndex>>();
   private readonly listeners = new Set<StoreListener>();
   private rev = 0;
   readonly log: EventLog;
@@ -100,6 +108,46 @@ export class Store {
     return { revision: this.rev, items };
   }
 
+  /**
+   * The objects of a resource (in one namespace, or everywhere) that an index narrows `terms` to: those
+   * holding the exact value of the term with the fewest holders, in key order as `list` returns them.
+   * Undefined when no term narrows the collection to a small part (then a scan costs about the same).
+   * Only narrows: the caller still applies the whole selector. Indexes are built on first use.
+   */
+  select(group: string, resource: string, namespace: string | undefined, terms: readonly IndexTerm[]): ListResult | undefined {
+    const ck = collectionKey(group, resource);
+    const t = this.collections.get(ck);
+    if (!t || terms.length === 0) return t ? undefined : { revision: this.rev, items: [] };
+    let best: ReadonlySet<string> | undefined;
+    for (const term of terms) {
+      const keys = this.index(ck, t, term)?.keys(term.value);
+      if (!keys) continue;
+      if (!best || keys.size < best.size) best = keys;
+    }
+    // a value most of the collection holds: the ordered scan is cheaper than sorting that many keys
+    if (!best || best.size > SELECT_SHARE * t.size) return undefined;
+    const prefix = namespace === undefined ? undefined : `${namespace}/`;
+    const keys: string[] = [];
+    for (const k of best) if (prefix === undefined || k.startsWith(prefix)) keys.push(k);
+    keys.sort();
+    return { revision: this.rev, items: keys.map((k) => t.get(k)!) };
+  }
+
+  /** The collection's index for the term, built now if there is room for one more. */
+  private index(ck: string, t: BTree<string, ApiObject>, term: IndexTerm): ValueIndex | undefined {
+    let byName = this.indexes.get(ck);
+    if (!byName) this.indexes.set(ck, (byName = new Map()));
+    let idx = byName.get(term.name);
+    if (!idx) {
+      // label keys come from requests: bound the indexes (and the memory) one collection may gain
+      if (byName.size >= MAX_INDEXES) return undefined;
+      byName.set(term.name, (idx = new ValueIndex(term.read)));
+      const made = idx;
+      t.forEachPair((k, v) => made.add(k, v));
+    }
+    return idx;
+  }
+
   /** The object becomes the store's: it is frozen in place (backends then need not copy it). */
   async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
     return (await this.backend.commit({ op: 'create', key, object: freeze(object, true) })).object;
@@ -126,6 +174,14 @@ export class Store {
       if (ev.revision <= this.rev) continue; // already applied (e.g. replayed by a reconnecting watch)
       const t = this.tree(ev.key.group, ev.key.resource);
       const k = itemKey(ev.key.namespace, ev.key.name);
+      const indexes = this.indexes.get(collectionKey(ev.key.group, ev.key.resource));
+      if (indexes) {
+        const old = t.get(k);
+        for (const idx of indexes.values()) {
+          if (old) idx.remove(k, old);
+          if (ev.type !== 'DELETED') idx.add(k, ev.object);
+        }
+      }
       if (ev.type === 'DELETED') t.delete(k);
       else t.set(k, ev.object);
       this.rev = ev.revision;

@@ -1,0 +1,263 @@
+// Scenario `e2e` (issue 21): Portcullis started as a user starts it — the compiled build
+// (`node dist/main.js serve`) as a child process, HTTPS, a bearer token from --token-auth-file, RBAC
+// with a non-admin user bound by a RoleBinding and 1,000 other RoleBindings, the embedded lmdb store —
+// against a bare node:https hello-world with the same certificate, in interleaved rounds. Load comes
+// from `wrk -t2 -c50` when it is on PATH, else from autocannon in a separate process.
+//
+//   E2E_ROUNDS=3 BENCH_SECONDS=5 BENCH_WARMUP_SECONDS=2   rounds and lengths
+//   E2E_CPU_PROF=DIR    run the server with --cpu-prof (profile written to DIR when it stops)
+//   E2E_LOAD=autocannon use autocannon even when wrk is installed
+//   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
+//   E2E_SERVER_DIR=DIR  run DIR/dist/main.js (another checkout's build, for a before/after table)
+// Needs `npm run build` first (dist/main.js).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startChild } from './child.ts';
+
+const ROUNDS = Number(process.env.E2E_ROUNDS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const OTHER_BINDINGS = 1000;
+const USER_TOKEN = 'e2e-user-token';
+const ADMIN_TOKEN = 'e2e-admin-token';
+const NS = 'bench';
+const CREATE_NS = 'bench-create';
+
+interface Target {
+  name: string;
+  url: string;
+  method?: 'GET' | 'POST';
+  body?: string;
+  token?: string;
+  /** Share of bare node:https this figure should reach, percent. */
+  target?: number;
+}
+
+function haveWrk(): boolean {
+  if (process.env.E2E_LOAD === 'autocannon') return false;
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (e) {
+    // wrk --version exits 1 after printing its version
+    return (e as { status?: number }).status === 1;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** One timed run of the load generator (in its own process) against one target; requests/s. */
+function load(t: Target, seconds: number, dir: string, useWrk: boolean): Promise<number> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (t.token) headers.authorization = `Bearer ${t.token}`;
+  if (t.body) headers['content-type'] = 'application/json';
+  let cmd: string;
+  let args: string[];
+  if (useWrk) {
+    const script = join(dir, 'wrk.lua');
+    // a Lua script sets method, body and headers; it also counts non-2xx answers in its summary
+    writeFileSync(
+      script,
+      [
+        `wrk.method = ${JSON.stringify(t.method ?? 'GET')}`,
+        t.body ? `wrk.body = ${JSON.stringify(t.body)}` : '',
+        ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
+      ].join('\n'),
+    );
+    cmd = 'wrk';
+    args = ['-t2', '-c50', `-d${seconds}s`, '-s', script, t.url];
+  } else {
+    cmd = process.execPath;
+    args = ['scripts/bench/load-child.mjs', JSON.stringify({ url: t.url, method: t.method ?? 'GET', body: t.body, headers, duration: seconds })];
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('error', reject);
+    child.on('exit', () => {
+      let rps: number;
+      let bad: number;
+      if (useWrk) {
+        rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+        bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?(\d+) read/.exec(out)?.[1] ?? 0);
+      } else {
+        const r = JSON.parse(out) as { rps: number; non2xx: number; errors: number };
+        rps = r.rps;
+        bad = r.non2xx + r.errors;
+      }
+      if (!(rps > 0) || bad > 0) reject(new Error(`${t.name}: ${bad} bad answers, ${rps} req/s\n${out}`));
+      else resolve(rps);
+    });
+  });
+}
+
+/** One HTTPS request to the server under test, as the admin; throws on any non-2xx. */
+function call(base: string, method: string, path: string, body?: unknown, token = ADMIN_TOKEN): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpsRequest(
+      base + path,
+      { method, rejectUnauthorized: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => (res.statusCode! < 300 ? resolve(JSON.parse(text)) : reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`))));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+/** Runs `fn` over `items` with `width` requests in flight. */
+async function parallel<T>(items: T[], width: number, fn: (x: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+async function startServer(dir: string, cert: string, key: string): Promise<{ url: string; child: ChildProcess }> {
+  writeFileSync(join(dir, 'tokens.csv'), `${ADMIN_TOKEN},e2e-admin,1,"system:masters"\n${USER_TOKEN},e2e-user,2,"dev,qa,e2e-team"\n`);
+  const prof = process.env.E2E_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.E2E_CPU_PROF}`] : [];
+  const args = [
+    ...prof,
+    join(process.env.E2E_SERVER_DIR ?? '.', 'dist/main.js'),
+    'serve',
+    '--secure-port=0',
+    '--bind-address=127.0.0.1',
+    `--tls-cert-file=${cert}`,
+    `--tls-private-key-file=${key}`,
+    `--token-auth-file=${join(dir, 'tokens.csv')}`,
+    '--authorization-mode=RBAC',
+    '--storage-backend=lmdb',
+    `--data-dir=${join(dir, 'data')}`,
+    `--cert-dir=${join(dir, 'certs')}`,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'pipe'] });
+  let log = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
+      const m = /serving HTTPS on (https:\/\/\S+)/.exec(log);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} during start-up:\n${log}`)));
+  });
+  child.stderr!.resume();
+  return { url: url.replace('0.0.0.0', '127.0.0.1'), child };
+}
+
+async function seed(base: string): Promise<void> {
+  const namespaces = Array.from({ length: 20 }, (_, i) => `other-${i}`);
+  for (const ns of [NS, CREATE_NS, ...namespaces]) await call(base, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+  const G = '/apis/rbac.authorization.platform.io/v1alpha1';
+  const role = (ns: string) => ({ metadata: { name: 'configmap-editor', namespace: ns }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create'] }] });
+  await call(base, 'POST', `${G}/namespaces/${NS}/roles`, role(NS));
+  await call(base, 'POST', `${G}/namespaces/${CREATE_NS}/roles`, role(CREATE_NS));
+  for (const ns of [NS, CREATE_NS]) {
+    await call(base, 'POST', `${G}/namespaces/${ns}/rolebindings`, {
+      metadata: { name: 'e2e-user', namespace: ns },
+      roleRef: { kind: 'Role', name: 'configmap-editor', apiGroup: 'rbac.authorization.platform.io' },
+      subjects: [{ kind: 'User', name: 'e2e-user' }],
+    });
+  }
+  await call(base, 'POST', `${G}/clusterroles`, { metadata: { name: 'e2e-viewer' }, rules: [{ apiGroups: [''], resources: ['configmaps', 'pods'], verbs: ['get', 'list'] }] });
+  // 1,000 other bindings: other users and groups, in this and other namespaces
+  await parallel(Array.from({ length: OTHER_BINDINGS }, (_, i) => i), 8, (i) => {
+    const ns = i % 10 === 0 ? NS : namespaces[i % namespaces.length];
+    const subjects = [{ kind: 'User', name: `user-${i}` }, ...(i % 3 === 0 ? [{ kind: 'Group', name: `team-${i % 50}` }] : [])];
+    return call(base, 'POST', `${G}/namespaces/${ns}/rolebindings`, { metadata: { name: `other-${i}`, namespace: ns }, roleRef: { kind: 'ClusterRole', name: 'e2e-viewer', apiGroup: 'rbac.authorization.platform.io' }, subjects });
+  });
+  await parallel(Array.from({ length: 100 }, (_, i) => i), 8, (i) =>
+    call(base, 'POST', `/api/v1/namespaces/${NS}/configmaps`, { metadata: { name: `cm-${i}`, labels: { app: `app-${i % 10}` } }, data: { key: `value-${i}`, other: 'x'.repeat(64) } }),
+  );
+  // the non-admin user really is subject to RBAC: it may read ConfigMaps in NS but not Secrets
+  await call(base, 'GET', `/api/v1/namespaces/${NS}/configmaps/cm-7`, undefined, USER_TOKEN);
+  const denied = await call(base, 'GET', `/api/v1/namespaces/${NS}/secrets`, undefined, USER_TOKEN).then(() => false, (e: Error) => / 403 /.test(e.message));
+  if (!denied) throw new Error('e2e-user was not denied secrets: RBAC is not in force');
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export default async function run(): Promise<void> {
+  if (!existsSync(join(process.env.E2E_SERVER_DIR ?? '.', 'dist/main.js'))) throw new Error('e2e needs the compiled build: run `npm run build` first');
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-e2e-'));
+  const cert = join(dir, 'tls.crt');
+  const key = join(dir, 'tls.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+  const useWrk = haveWrk();
+  const base = await startChild('node', ['scripts/bench/baseline-server.mjs', '--cert', cert, '--key', key]);
+  const server = await startServer(dir, cert, key);
+  try {
+    const t0 = Date.now();
+    await seed(server.url);
+    console.log(`e2e: load from ${useWrk ? 'wrk -t2 -c50' : 'autocannon -c50 (separate process)'}, ${ROUNDS} interleaved rounds of ${SECONDS} s (+${WARMUP} s warm-up each); seeded 1 user binding + ${OTHER_BINDINGS} other RoleBindings + 100 ConfigMaps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const coll = `${server.url}/api/v1/namespaces/${NS}/configmaps`;
+    const targets: Target[] = [
+      { name: 'bare node:https hello-world', url: base.url },
+      { name: 'GET one ConfigMap', url: `${coll}/cm-7`, token: USER_TOKEN, target: 60 },
+      { name: 'LIST 100 ConfigMaps', url: coll, token: USER_TOKEN, target: 40 },
+      {
+        name: 'CREATE ConfigMap',
+        url: `${server.url}/api/v1/namespaces/${CREATE_NS}/configmaps`,
+        method: 'POST',
+        body: JSON.stringify({ metadata: { generateName: 'load-' }, data: { key: 'value' } }),
+        token: USER_TOKEN,
+        target: 35,
+      },
+    ];
+    const only = process.env.E2E_ONLY?.split(',');
+    if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.some((o) => t.name.includes(o))));
+    const best = new Map<string, number>();
+    const ratios = new Map<string, number[]>();
+    // the serving process's CPU time per request: a figure a busy machine disturbs far less than req/s
+    const cpuPerRequest = new Map<string, number>();
+    for (let round = 0; round < ROUNDS; round++) {
+      let bare = 0;
+      for (const t of targets) {
+        if (WARMUP > 0) await load(t, WARMUP, dir, useWrk);
+        const pid = t.target === undefined ? base.child.pid! : server.child.pid!;
+        const cpu0 = cpuSeconds(pid);
+        const rps = await load(t, SECONDS, dir, useWrk);
+        const us = ((cpuSeconds(pid) - cpu0) * 1e6) / (rps * SECONDS);
+        cpuPerRequest.set(t.name, Math.min(cpuPerRequest.get(t.name) ?? Infinity, us));
+        best.set(t.name, Math.max(best.get(t.name) ?? 0, rps));
+        if (t.target === undefined) bare = rps;
+        else ratios.set(t.name, [...(ratios.get(t.name) ?? []), rps / bare]);
+      }
+    }
+    const bare = best.get(targets[0].name)!;
+    const bareCpu = cpuPerRequest.get(targets[0].name)!;
+    console.log(`e2e ${targets[0].name}: ${bare.toFixed(0)} req/s (best of ${ROUNDS}); ${bareCpu.toFixed(0)} µs CPU/request`);
+    for (const t of targets.slice(1)) {
+      const rps = best.get(t.name)!;
+      const pct = (rps / bare) * 100;
+      const perRound = ratios.get(t.name)!.map((r) => `${(r * 100).toFixed(0)}%`).join(' ');
+      const cpu = cpuPerRequest.get(t.name)!;
+      console.log(`e2e ${t.name}: ${rps.toFixed(0)} req/s = ${pct.toFixed(1)}% of bare (target ≥ ${t.target}%: ${pct >= t.target! ? 'met' : 'MISSED'}; per round ${perRound})`);
+      console.log(`e2e   ${t.name}: server ${cpu.toFixed(0)} µs CPU/request = ${(bareCpu / cpu * 100).toFixed(1)}% of bare's CPU efficiency`);
+    }
+  } finally {
+    base.child.kill();
+    await stop(server.child);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
