@@ -52,6 +52,8 @@ export const groupVersions: GroupVersion[] = [
   // clients ask "may I?" and "who am I?"
   { group: 'authentication.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'authorization.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'apiextensions.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'apiextensions.k8s.io', version: 'v1beta1', enabledByDefault: true },
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },

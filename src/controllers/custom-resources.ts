@@ -1,0 +1,72 @@
+// Custom resources: every stored CustomResourceDefinition and ThirdPartyResource is a set of rows in
+// the live catalogue. Rows are added or swapped inside the store's event delivery (so the kind is
+// served as soon as its definition's write returns); a deleted definition takes its rows out at once
+// and its objects are then deleted in the background, as the reference's finalizer does.
+import type { Catalogue, ResourceDef } from '../api/catalogue.ts';
+import type { ApiObject } from '../api/object.ts';
+import { crdResourceDefs, tprResourceDefs } from '../registry/dynamic/crd.ts';
+import type { StoreEvent } from '../store/backend.ts';
+import type { Store } from '../store/store.ts';
+import type { SystemClient } from './client.ts';
+import { KeyedQueue } from './queue.ts';
+
+const SOURCES = [
+  { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', defs: crdResourceDefs, prefix: 'crd:' },
+  { group: 'extensions', resource: 'thirdpartyresources', defs: tprResourceDefs, prefix: 'tpr:' },
+] as const;
+
+export class CustomResourcesController {
+  readonly queue: KeyedQueue;
+  /** Rows taken out whose objects still have to go, by storage collection. */
+  private readonly removed = new Map<string, ResourceDef>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly catalogue: Catalogue,
+    private readonly client: SystemClient,
+    private readonly log: (msg: string) => void,
+  ) {
+    this.queue = new KeyedQueue({ name: 'custom-resources', log, sync: (key) => this.purge(key) });
+  }
+
+  start(): void {
+    for (const s of SOURCES) for (const o of this.store.list(s.group, s.resource).items) this.serve(s, o);
+  }
+
+  onEvents(events: readonly StoreEvent[]): void {
+    for (const ev of events) {
+      const s = SOURCES.find((x) => x.group === ev.key.group && x.resource === ev.key.resource);
+      if (!s) continue;
+      if (ev.type === 'DELETED') this.unserve(s, ev.object);
+      else this.serve(s, ev.object);
+    }
+  }
+
+  private serve(s: (typeof SOURCES)[number], o: ApiObject): void {
+    const owner = s.prefix + (o.metadata.name ?? '');
+    try {
+      this.catalogue.addDynamic(owner, s.defs(o));
+    } catch (e) {
+      this.log(`portcullis: custom-resources: ${owner}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  private unserve(s: (typeof SOURCES)[number], o: ApiObject): void {
+    const defs = s.defs(o);
+    if (!this.catalogue.removeDynamic(s.prefix + (o.metadata.name ?? ''))) return;
+    const def = defs[0];
+    if (!def) return;
+    const key = `${def.storageGroup}/${def.plural}`;
+    this.removed.set(key, def);
+    this.queue.enqueue(key);
+  }
+
+  /** Delete every object of a collection no definition serves any more. */
+  private async purge(key: string): Promise<void> {
+    const def = this.removed.get(key);
+    if (!def) return;
+    if (this.catalogue.resources.some((r) => r.storageGroup === def.storageGroup && r.plural === def.plural)) return;
+    for (const o of this.store.list(def.storageGroup, def.plural).items) await this.client.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '');
+    this.removed.delete(key);
+  }
+}

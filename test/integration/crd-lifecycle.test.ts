@@ -1,0 +1,160 @@
+import test from 'ava';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+test.before(async () => {
+  s = await startServer();
+});
+test.after.always(async () => {
+  await s?.close();
+});
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const crd = (over: Record<string, unknown> = {}) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'crontabs.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: { cronSpec: { type: 'string', pattern: '^(\\S+ ){4}\\S+$' }, image: { type: 'string' }, replicas: { type: 'integer', minimum: 1, default: 1 } },
+                required: ['cronSpec'],
+              },
+              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+    ...over,
+  },
+});
+
+const BASE = '/apis/stable.example.com/v1/namespaces/default/crontabs';
+const tab = (name: string, spec: Record<string, unknown>, labels: Record<string, string> = {}) => ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name, labels }, spec });
+
+test.serial('bad CRDs are refused with 422 and serve nothing', async (t) => {
+  const badSchema = crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'no-such-type' } } } } }] });
+  const r = await s.req('POST', CRDS, badSchema);
+  t.is(r.status, 422, r.text);
+  t.is(r.json.kind, 'Status');
+  t.is(r.json.reason, 'Invalid');
+  t.true(r.json.details.causes.some((c: { field: string }) => c.field === 'spec.versions[0].schema.openAPIV3Schema'));
+  const wrongName = await s.req('POST', CRDS, { ...crd(), metadata: { name: 'wrong.stable.example.com' } });
+  t.is(wrongName.status, 422);
+  const twoStorage = await s.req('POST', CRDS, crd({ versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }] }));
+  t.is(twoStorage.status, 422);
+  const badScope = await s.req('POST', CRDS, crd({ scope: 'Galaxy' }));
+  t.is(badScope.status, 422);
+  t.is((await s.req('GET', BASE)).status, 404);
+});
+
+test.serial('CRD create → discovery → CRUD, selectors, watch, status, validation, pruning and defaults → delete', async (t) => {
+  const created = await s.req('POST', CRDS, crd());
+  t.is(created.status, 201, created.text);
+  const conds = created.json.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`);
+  t.deepEqual(conds.sort(), ['Established=True', 'NamesAccepted=True']);
+  t.is(created.json.status.acceptedNames.kind, 'CronTab');
+
+  const apis = await s.req('GET', '/apis');
+  const g = apis.json.groups.find((x: { name: string }) => x.name === 'stable.example.com');
+  t.deepEqual(g?.versions.map((v: { groupVersion: string }) => v.groupVersion), ['stable.example.com/v1']);
+  const rl = await s.req('GET', '/apis/stable.example.com/v1');
+  const row = rl.json.resources.find((r: { name: string }) => r.name === 'crontabs');
+  t.like(row, { kind: 'CronTab', namespaced: true, singularName: 'crontab', shortNames: ['ct'] });
+  t.truthy(rl.json.resources.find((r: { name: string }) => r.name === 'crontabs/status'));
+
+  const ac = new AbortController();
+  const watch = await fetch(`${s.url}${BASE}?watch=true`, { signal: ac.signal });
+  t.is(watch.status, 200);
+
+  // pruning of unknown fields, defaults from the schema
+  const c1 = await s.req('POST', BASE, tab('one', { cronSpec: '* * * * */5', image: 'img', bogus: 1 }, { app: 'a' }));
+  t.is(c1.status, 201, c1.text);
+  t.deepEqual(c1.json.spec, { cronSpec: '* * * * */5', image: 'img', replicas: 1 });
+  t.is(c1.json.kind, 'CronTab');
+  t.is(c1.json.apiVersion, 'stable.example.com/v1');
+  const got = await s.req('GET', `${BASE}/one`);
+  t.false('bogus' in got.json.spec);
+
+  // bad objects: 422 Status naming the field
+  const bad = await s.req('POST', BASE, tab('two', { cronSpec: 'nope', replicas: 0 }));
+  t.is(bad.status, 422, bad.text);
+  t.is(bad.json.kind, 'Status');
+  t.deepEqual(bad.json.details.causes.map((c: { field: string }) => c.field).sort(), ['spec.cronSpec', 'spec.replicas']);
+  const missing = await s.req('POST', BASE, tab('three', { image: 'x' }));
+  t.is(missing.status, 422);
+  t.true(missing.json.details.causes.some((c: { field: string; reason: string }) => c.field === 'spec.cronSpec' && c.reason === 'FieldValueRequired'));
+
+  t.is((await s.req('POST', BASE, tab('four', { cronSpec: '1 2 3 4 5' }, { app: 'b' }))).status, 201);
+  const sel = await s.req('GET', `${BASE}?labelSelector=app%3Db`);
+  t.is(sel.json.kind, 'CronTabList');
+  t.deepEqual(sel.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['four']);
+  const fsel = await s.req('GET', `${BASE}?fieldSelector=metadata.name%3Done`);
+  t.deepEqual(fsel.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['one']);
+
+  // update, merge patch, status subresource
+  const upd = await s.req('PUT', `${BASE}/one`, { ...got.json, spec: { ...got.json.spec, image: 'img2' }, status: { ignored: true } });
+  t.is(upd.status, 200, upd.text);
+  t.is(upd.json.spec.image, 'img2');
+  t.is(upd.json.status, undefined);
+  const st = await s.req('PUT', `${BASE}/one/status`, { ...upd.json, status: { lastRun: 'now' } });
+  t.is(st.status, 200, st.text);
+  t.deepEqual(st.json.status, { lastRun: 'now' });
+  const patched = await s.req('PATCH', `${BASE}/one`, { spec: { replicas: 3 } }, { 'content-type': 'application/merge-patch+json' });
+  t.is(patched.status, 200, patched.text);
+  t.is(patched.json.spec.replicas, 3);
+  const badPatch = await s.req('PATCH', `${BASE}/one`, { spec: { replicas: 'many' } }, { 'content-type': 'application/merge-patch+json' });
+  t.is(badPatch.status, 422);
+
+  const reader = watch.body!.getReader();
+  let text = '';
+  while (text.split('\n').filter(Boolean).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+  const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  t.deepEqual(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'one'], ['ADDED', 'four']]);
+  ac.abort();
+
+  const del = await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`);
+  t.is(del.status, 200, del.text);
+  t.is((await s.req('GET', BASE)).status, 404);
+  t.is((await s.req('GET', '/apis/stable.example.com/v1')).status, 404);
+  t.false((await s.req('GET', '/apis')).json.groups.some((x: { name: string }) => x.name === 'stable.example.com'));
+  // objects are gone: a new definition of the same kind starts empty
+  await new Promise((r) => setTimeout(r, 100)); // the objects are deleted in the background
+  t.is((await s.req('POST', CRDS, crd())).status, 201);
+  const again = await s.req('GET', BASE);
+  t.is(again.status, 200);
+  t.deepEqual(again.json.items, []);
+  t.is((await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`)).status, 200);
+});
+
+test.serial('v1beta1 CRDs with spec.version and spec.validation serve the kind', async (t) => {
+  const body = {
+    apiVersion: 'apiextensions.k8s.io/v1beta1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gizmos.beta.example.com' },
+    spec: { group: 'beta.example.com', version: 'v1alpha1', scope: 'Cluster', names: { plural: 'gizmos', kind: 'Gizmo' }, validation: { openAPIV3Schema: { type: 'object', properties: { size: { type: 'integer' } } } } },
+  };
+  const r = await s.req('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', body);
+  t.is(r.status, 201, r.text);
+  const g = await s.req('POST', '/apis/beta.example.com/v1alpha1/gizmos', { apiVersion: 'beta.example.com/v1alpha1', kind: 'Gizmo', metadata: { name: 'g' }, size: 2, extra: true });
+  t.is(g.status, 201, g.text);
+  t.is(g.json.size, 2);
+  t.false('extra' in g.json);
+  t.is((await s.req('POST', '/apis/beta.example.com/v1alpha1/gizmos', { apiVersion: 'beta.example.com/v1alpha1', kind: 'Gizmo', metadata: { name: 'h' }, size: 'x' })).status, 422);
+  t.is((await s.req('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.beta.example.com')).status, 200);
+  t.is((await s.req('GET', '/apis/beta.example.com/v1alpha1/gizmos')).status, 404);
+});
