@@ -3,7 +3,7 @@
 // served as soon as its definition's write returns); a deleted definition takes its rows out at once
 // and its objects are then deleted in the background, as the reference's finalizer does.
 import type { Catalogue, ResourceDef } from '../api/catalogue.ts';
-import type { ApiObject } from '../api/object.ts';
+import type { ApiObject, JsonObject } from '../api/object.ts';
 import { crdResourceDefs, tprResourceDefs } from '../registry/dynamic/crd.ts';
 import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
@@ -47,8 +47,31 @@ export class CustomResourcesController {
     try {
       this.catalogue.addDynamic(owner, s.defs(o));
     } catch (e) {
-      this.log(`portcullis: custom-resources: ${owner}: ${e instanceof Error ? e.message : String(e)}`);
+      const message = e instanceof Error ? e.message : String(e);
+      this.log(`portcullis: custom-resources: ${owner}: ${message}`);
+      if (s.prefix === 'crd:') this.refuseNames(o, message);
     }
+  }
+
+  /** A CRD whose names another definition (or the build) serves: NamesAccepted and Established go False. */
+  private refuseNames(o: ApiObject, message: string): void {
+    const conditions = (o.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? [];
+    if (conditions.some((c) => c.type === 'NamesAccepted' && c.status === 'False')) return; // already said: no write loop
+    const def = this.catalogue.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (!def) return;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    void this.client
+      .update(def, '', o.metadata.name ?? '', (cur) => {
+        const status = (cur.status ?? {}) as JsonObject;
+        status.conditions = [
+          { type: 'NamesAccepted', status: 'False', lastTransitionTime: now, reason: 'NameConflict', message },
+          { type: 'Established', status: 'False', lastTransitionTime: now, reason: 'NotAccepted', message: 'not all names are accepted' },
+        ];
+        delete status.acceptedNames;
+        cur.status = status;
+        return cur;
+      }, 'status')
+      .catch((e: unknown) => this.log(`portcullis: custom-resources: ${o.metadata.name}: status: ${e instanceof Error ? e.message : String(e)}`));
   }
 
   private unserve(s: (typeof SOURCES)[number], o: ApiObject): void {

@@ -158,3 +158,23 @@ test.serial('v1beta1 CRDs with spec.version and spec.validation serve the kind',
   t.is((await s.req('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.beta.example.com')).status, 200);
   t.is((await s.req('GET', '/apis/beta.example.com/v1alpha1/gizmos')).status, 404);
 });
+
+test.serial('a CRD whose names are already served reports NamesAccepted=False and serves nothing new', async (t) => {
+  const tpr = { apiVersion: 'extensions/v1beta1', kind: 'ThirdPartyResource', metadata: { name: 'cron-tab.stable.example.com' }, versions: [{ name: 'v1' }] };
+  t.is((await s.req('POST', '/apis/extensions/v1beta1/thirdpartyresources', tpr)).status, 201);
+  t.is((await s.req('POST', CRDS, crd())).status, 201);
+  let conds: Array<{ type: string; status: string; reason: string }> = [];
+  for (let i = 0; i < 40; i++) {
+    conds = (await s.req('GET', `${CRDS}/crontabs.stable.example.com`)).json.status.conditions;
+    if (conds.some((c) => c.status === 'False')) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  t.deepEqual(conds.map((c) => `${c.type}=${c.status}/${c.reason}`).sort(), ['Established=False/NotAccepted', 'NamesAccepted=False/NameConflict']);
+  // the TPR's kind is still the one served: no schema, nothing pruned
+  const o = await s.req('POST', BASE, { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'x' }, spec: { anything: true } });
+  t.is(o.status, 201, o.text);
+  t.deepEqual(o.json.spec, { anything: true });
+  t.is((await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`)).status, 200);
+  t.is((await s.req('GET', BASE)).status, 200); // deleting the refused CRD leaves the TPR's kind
+  t.is((await s.req('DELETE', '/apis/extensions/v1beta1/thirdpartyresources/cron-tab.stable.example.com')).status, 200);
+});
