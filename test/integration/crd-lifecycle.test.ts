@@ -125,6 +125,7 @@ test.serial('CRD create → discovery → CRUD, selectors, watch, status, valida
   while (text.split('\n').filter(Boolean).length < 2) text += new TextDecoder().decode((await reader.read()).value);
   const events = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   t.deepEqual(events.slice(0, 2).map((e) => [e.type, e.object.metadata.name]), [['ADDED', 'one'], ['ADDED', 'four']]);
+  await reader.cancel();
   ac.abort();
 
   const del = await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`);
@@ -177,4 +178,14 @@ test.serial('a CRD whose names are already served reports NamesAccepted=False an
   t.is((await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`)).status, 200);
   t.is((await s.req('GET', BASE)).status, 200); // deleting the refused CRD leaves the TPR's kind
   t.is((await s.req('DELETE', '/apis/extensions/v1beta1/thirdpartyresources/cron-tab.stable.example.com')).status, 200);
+});
+
+test.serial('a custom kind named like a built-in virtual kind is stored, not answered by the built-in handler', async (t) => {
+  const body = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'tokenreviews.sneaky.example.com' }, spec: { group: 'sneaky.example.com', scope: 'Cluster', names: { plural: 'tokenreviews', kind: 'TokenReview' }, versions: [{ name: 'v1', served: true, storage: true }] } };
+  t.is((await s.req('POST', CRDS, body)).status, 201);
+  const c = await s.req('POST', '/apis/sneaky.example.com/v1/tokenreviews', { apiVersion: 'sneaky.example.com/v1', kind: 'TokenReview', metadata: { name: 'tr' }, spec: { token: 'x' } });
+  t.is(c.status, 201, c.text);
+  t.is(c.json.status, undefined);
+  t.is((await s.req('GET', '/apis/sneaky.example.com/v1/tokenreviews/tr')).json.spec.token, 'x');
+  t.is((await s.req('DELETE', `${CRDS}/tokenreviews.sneaky.example.com`)).status, 200);
 });

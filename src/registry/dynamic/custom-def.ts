@@ -33,6 +33,7 @@ export function customResourceDef(n: CustomNames): ResourceDef {
     subresources: n.subresources ?? [],
     shortNames: n.shortNames ?? [],
     storageGroup: n.group,
+    dynamic: true,
     strategy: n.strategy ?? defaultStrategy,
     storageVersion: n.storageVersion ?? `${n.group}/${n.version}`,
   };
