@@ -31,7 +31,7 @@ export interface Controllers {
 export function startControllers(deps: ControllerDeps): Controllers {
   const { store, registry, log } = deps;
   const client = new SystemClient(registry);
-  const namespaces = new NamespaceController(store, registry, client, log);
+  const namespaces = new NamespaceController(store, registry, client, log, deps.catalogue);
   const accounts = new ServiceAccountsController(store, client, log);
   const tokens = new TokensController({ store, client, log, issuer: deps.issuer, caCrt: deps.caCrt });
   const controllers: Array<{ queue: { name: string; stop(): void }; onEvents(e: readonly StoreEvent[]): void; start(): void }> = [namespaces, accounts, tokens];

@@ -87,3 +87,19 @@ test.serial('custom objects are authorized by RBAC like any resource: 403 withou
   t.is((await r.req('reader-token', 'DELETE', `${BASE}/a`)).status, 403);
   t.is((await r.req('reader-token', 'GET', `${RBAC}/namespaces/default/roles`)).status, 403);
 });
+
+test.serial('deleting a namespace deletes the custom objects in it', async (t) => {
+  t.is((await s.req('POST', TPRS, tpr)).status, 201);
+  t.is((await s.req('POST', '/api/v1/namespaces', { metadata: { name: 'doomed' } })).status, 201);
+  const coll = '/apis/stable.example.com/v1/namespaces/doomed/crontabs';
+  t.is((await s.req('POST', coll, tab('c'))).status, 201);
+  t.is((await s.req('DELETE', '/api/v1/namespaces/doomed')).status, 200);
+  let ns = 200;
+  for (let i = 0; i < 80 && ns !== 404; i++) {
+    await new Promise((res) => setTimeout(res, 25));
+    ns = (await s.req('GET', '/api/v1/namespaces/doomed')).status;
+  }
+  t.is(ns, 404);
+  t.deepEqual((await s.req('GET', coll)).json.items, []);
+  t.is((await s.req('DELETE', `${TPRS}/cron-tab.stable.example.com`)).status, 200);
+});
