@@ -1,4 +1,7 @@
 import test from 'ava';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { customResourceDef } from '../../src/registry/dynamic/custom-def.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -57,4 +60,23 @@ test.serial('a kind added at run time is discovered, served and watched; removed
   const after = await s.req('GET', '/apis');
   t.false(after.json.groups.some((g: { name: string }) => g.name === 'example.com'));
   t.falsy((await s.req('GET', '/openapi/v3')).json.paths['apis/example.com/v1']);
+});
+
+test.serial('definitions stored in a durable backend serve their kinds again after a restart', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'crd-restart-'));
+  const crds = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+  const body = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'things.restart.example.com' }, spec: { group: 'restart.example.com', scope: 'Namespaced', names: { plural: 'things', kind: 'Thing' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { n: { type: 'integer' } } } } }] } };
+  const one = await startServer({ storageBackend: 'lmdb', dataDir });
+  t.is((await one.req('POST', crds, body)).status, 201);
+  t.is((await one.req('POST', '/apis/restart.example.com/v1/namespaces/default/things', { apiVersion: 'restart.example.com/v1', kind: 'Thing', metadata: { name: 't' }, n: 1 })).status, 201);
+  await one.close();
+  const two = await startServer({ storageBackend: 'lmdb', dataDir });
+  try {
+    const got = await two.req('GET', '/apis/restart.example.com/v1/namespaces/default/things/t');
+    t.is(got.status, 200, got.text);
+    t.is(got.json.n, 1);
+    t.is((await two.req('POST', '/apis/restart.example.com/v1/namespaces/default/things', { apiVersion: 'restart.example.com/v1', kind: 'Thing', metadata: { name: 'u' }, n: 'x' })).status, 422);
+  } finally {
+    await two.close();
+  }
 });
