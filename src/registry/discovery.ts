@@ -35,6 +35,7 @@ function resourceEntry(r: ResourceDef) {
     verbs: [...r.verbs].sort(),
   };
   if (r.shortNames.length) e.shortNames = r.shortNames;
+  if (r.categories?.length) e.categories = r.categories;
   return e;
 }
 

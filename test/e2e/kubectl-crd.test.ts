@@ -26,6 +26,7 @@ spec:
     singular: crontab
     kind: CronTab
     shortNames: [ct]
+    categories: [all]
   versions:
   - name: v1
     served: true
@@ -73,6 +74,10 @@ test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/delete
   const short = await k.run(['get', 'ct', 'my-new-cron-object', '-n', 'default', '-o', 'jsonpath={.spec.image} {.spec.replicas}']);
   t.is(short.code, 0, short.stderr);
   t.is(short.stdout, 'other-image 1');
+
+  const all = await k.run(['get', 'all', '-n', 'default', '-o', 'name']);
+  t.is(all.code, 0, all.stderr);
+  t.regex(all.stdout, /^crontab.stable.example.com\/my-new-cron-object$/m);
 
   const del = await k.run(['delete', 'ct', 'my-new-cron-object', '-n', 'default']);
   t.is(del.code, 0, del.stderr);

@@ -17,7 +17,7 @@ const crd = (over: Record<string, unknown> = {}) => ({
   spec: {
     group: 'stable.example.com',
     scope: 'Namespaced',
-    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'] },
+    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
     versions: [
       {
         name: 'v1',
@@ -74,7 +74,7 @@ test.serial('CRD create → discovery → CRUD, selectors, watch, status, valida
   t.deepEqual(g?.versions.map((v: { groupVersion: string }) => v.groupVersion), ['stable.example.com/v1']);
   const rl = await s.req('GET', '/apis/stable.example.com/v1');
   const row = rl.json.resources.find((r: { name: string }) => r.name === 'crontabs');
-  t.like(row, { kind: 'CronTab', namespaced: true, singularName: 'crontab', shortNames: ['ct'] });
+  t.like(row, { kind: 'CronTab', namespaced: true, singularName: 'crontab', shortNames: ['ct'], categories: ['all'] });
   t.truthy(rl.json.resources.find((r: { name: string }) => r.name === 'crontabs/status'));
 
   const ac = new AbortController();

@@ -74,6 +74,7 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
         singular: str(names.singular),
         listKind: str(names.listKind),
         shortNames: strs(names.shortNames),
+        categories: strs(names.categories),
         namespaced: str(spec.scope) !== 'Cluster',
         storageVersion: `${group}/${storage?.name ?? v.name}`,
         subresources,

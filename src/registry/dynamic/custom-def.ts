@@ -13,6 +13,7 @@ export interface CustomNames {
   singular?: string;
   listKind?: string;
   shortNames?: string[];
+  categories?: string[];
   namespaced: boolean;
   /** The version objects are stored in (`group/version`); defaults to this row's. */
   storageVersion?: string;
@@ -34,6 +35,7 @@ export function customResourceDef(n: CustomNames): ResourceDef {
     shortNames: n.shortNames ?? [],
     storageGroup: n.group,
     dynamic: true,
+    ...(n.categories?.length ? { categories: n.categories } : {}),
     strategy: n.strategy ?? defaultStrategy,
     storageVersion: n.storageVersion ?? `${n.group}/${n.version}`,
   };
