@@ -5,6 +5,7 @@ import type { UserInfo } from '../authn/types.ts';
 import { parseDryRun } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 import { deleteBodyDryRun } from './delete-options.ts';
+import { customScale } from './dynamic/scale.ts';
 
 /** The dispatcher's key of a handler: `<plural>/<subresource>`, or `<plural>` for a virtual kind. */
 export function handlerKey(def: Pick<ResourceDef, 'plural'>, subresource: string): string {
@@ -72,6 +73,8 @@ export async function dispatch(
 
   if (subresource) {
     const sub = def.subresources.find((s) => s.name === subresource)!;
+    const scaled = def.dynamic && sub.name === 'scale' ? await customScale(registry, req, verb) : undefined;
+    if (scaled) return scaled;
     const handler = handlers.get(handlerKey(def, sub.name));
     if (handler) return handler(req, m);
     if (sub.name !== 'status') throw errors.routeNotFound();

@@ -31,6 +31,8 @@ spec:
   - name: v1
     served: true
     storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
     schema:
       openAPIV3Schema:
         type: object
@@ -52,7 +54,7 @@ spec:
   image: ${image}
 `;
 
-test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/delete custom objects, delete the CRD', async (t) => {
+test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/scale/delete custom objects, delete the CRD', async (t) => {
   const applied = await k.run(['apply', '-f', k.file('crd.yaml', crdYaml)]);
   t.is(applied.code, 0, applied.stderr);
   t.regex(applied.stdout, /customresourcedefinition.apiextensions.k8s.io\/crontabs.stable.example.com created/);
@@ -74,6 +76,12 @@ test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/delete
   const short = await k.run(['get', 'ct', 'my-new-cron-object', '-n', 'default', '-o', 'jsonpath={.spec.image} {.spec.replicas}']);
   t.is(short.code, 0, short.stderr);
   t.is(short.stdout, 'other-image 1');
+
+  const scaled = await k.run(['scale', 'ct', 'my-new-cron-object', '-n', 'default', '--replicas=3']);
+  t.is(scaled.code, 0, scaled.stderr);
+  t.regex(scaled.stdout, /crontab.stable.example.com\/my-new-cron-object scaled/);
+  const now = await k.run(['get', 'ct', 'my-new-cron-object', '-n', 'default', '-o', 'jsonpath={.spec.replicas}']);
+  t.is(now.stdout, '3');
 
   const all = await k.run(['get', 'all', '-n', 'default', '-o', 'name']);
   t.is(all.code, 0, all.stderr);

@@ -189,3 +189,31 @@ test.serial('a custom kind named like a built-in virtual kind is stored, not ans
   t.is((await s.req('GET', '/apis/sneaky.example.com/v1/tokenreviews/tr')).json.spec.token, 'x');
   t.is((await s.req('DELETE', `${CRDS}/tokenreviews.sneaky.example.com`)).status, 200);
 });
+
+test.serial('the scale subresource reads and writes the replicas at the CRD paths', async (t) => {
+  const body = crd({
+    versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  });
+  t.is((await s.req('POST', CRDS, body)).status, 201);
+  const rl = await s.req('GET', '/apis/stable.example.com/v1');
+  t.like(rl.json.resources.find((r: { name: string }) => r.name === 'crontabs/scale'), { kind: 'Scale', group: 'autoscaling', version: 'v1' });
+  t.is((await s.req('POST', BASE, tab('sc', { replicas: 2 }))).status, 201);
+  await s.req('PUT', `${BASE}/sc/status`, { ...(await s.req('GET', `${BASE}/sc`)).json, status: { replicas: 2, selector: 'app=sc' } });
+  const got = await s.req('GET', `${BASE}/sc/scale`);
+  t.is(got.status, 200, got.text);
+  t.like(got.json, { kind: 'Scale', apiVersion: 'autoscaling/v1', spec: { replicas: 2 }, status: { replicas: 2, selector: 'app=sc' } });
+  const put = await s.req('PUT', `${BASE}/sc/scale`, { ...got.json, spec: { replicas: 5 } });
+  t.is(put.status, 200, put.text);
+  t.is(put.json.spec.replicas, 5);
+  t.is((await s.req('GET', `${BASE}/sc`)).json.spec.replicas, 5);
+  const stale = await s.req('PUT', `${BASE}/sc/scale`, { ...got.json, spec: { replicas: 6 } });
+  t.is(stale.status, 409);
+  const patched = await s.req('PATCH', `${BASE}/sc/scale`, { spec: { replicas: 1 } }, { 'content-type': 'application/merge-patch+json' });
+  t.is(patched.status, 200, patched.text);
+  t.is((await s.req('GET', `${BASE}/sc`)).json.spec.replicas, 1);
+  const bad = await s.req('PUT', `${BASE}/sc/scale`, { spec: { replicas: -1 } });
+  t.is(bad.status, 422);
+  t.is(bad.json.kind, 'Status');
+  t.is((await s.req('GET', `${BASE}/nope/scale`)).status, 404);
+  t.is((await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`)).status, 200);
+});

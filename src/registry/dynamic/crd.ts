@@ -3,6 +3,7 @@ import type { ResourceDef, SubresourceDef } from '../../api/catalogue.ts';
 import type { ApiObject, JsonObject } from '../../api/object.ts';
 import type { KindStrategy } from '../../api/strategy.ts';
 import { customResourceDef } from './custom-def.ts';
+import { setScalePaths } from './scale.ts';
 import { compileCustomSchema } from './schema.ts';
 
 const STATUS_VERBS: SubresourceDef['verbs'] = ['get', 'patch', 'update'];
@@ -66,7 +67,10 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
     .map((v) => {
       const hasStatus = 'status' in v.subresources;
       const subresources: SubresourceDef[] = hasStatus ? [{ name: 'status', kind: str(names.kind), verbs: STATUS_VERBS }] : [];
-      return customResourceDef({
+      const scale = obj(v.subresources.scale);
+      const hasScale = 'scale' in v.subresources && typeof scale.specReplicasPath === 'string' && typeof scale.statusReplicasPath === 'string';
+      if (hasScale) subresources.push({ name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, group: 'autoscaling', version: 'v1' });
+      const def = customResourceDef({
         group,
         version: v.name,
         kind: str(names.kind),
@@ -80,6 +84,8 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
         subresources,
         strategy: strategyFor(v.schema, hasStatus),
       });
+      if (hasScale) setScalePaths(def, { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) || undefined });
+      return def;
     });
 }
 
