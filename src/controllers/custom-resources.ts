@@ -17,8 +17,8 @@ const SOURCES = [
 
 export class CustomResourcesController {
   readonly queue: KeyedQueue;
-  /** Rows taken out whose objects still have to go, by storage collection. */
-  private readonly removed = new Map<string, ResourceDef>();
+  /** Objects of rows taken out that still have to go, by storage collection: listed when the rows went. */
+  private readonly removed = new Map<string, { def: ResourceDef; objects: ApiObject[] }>();
 
   constructor(
     private readonly store: Store,
@@ -80,16 +80,22 @@ export class CustomResourcesController {
     const def = defs[0];
     if (!def) return;
     const key = `${def.storageGroup}/${def.plural}`;
-    this.removed.set(key, def);
+    // listed now, inside the event delivery: a definition made again at once keeps its new objects
+    const objects = [...(this.removed.get(key)?.objects ?? []), ...this.store.list(def.storageGroup, def.plural).items];
+    this.removed.set(key, { def, objects });
     this.queue.enqueue(key);
   }
 
-  /** Delete every object of a collection no definition serves any more. */
+  /** Delete the objects a removed definition left (the same objects: same uid), then forget them. */
   private async purge(key: string): Promise<void> {
-    const def = this.removed.get(key);
-    if (!def) return;
-    if (this.catalogue.resources.some((r) => r.storageGroup === def.storageGroup && r.plural === def.plural)) return;
-    for (const o of this.store.list(def.storageGroup, def.plural).items) await this.client.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '');
-    this.removed.delete(key);
+    const entry = this.removed.get(key);
+    if (!entry) return;
+    const { def, objects } = entry;
+    for (const o of objects) {
+      const ns = def.namespaced ? (o.metadata.namespace ?? '') : '';
+      const now = this.store.get({ group: def.storageGroup, resource: def.plural, namespace: ns, name: o.metadata.name ?? '' });
+      if (now?.metadata.uid === o.metadata.uid) await this.client.delete(def, ns, o.metadata.name ?? '');
+    }
+    if (this.removed.get(key) === entry) this.removed.delete(key);
   }
 }
