@@ -35,6 +35,7 @@ function structural(s: unknown, depth: number): unknown {
 
 /** The root always keeps apiVersion, kind and metadata (metadata is checked by the generic registry). */
 function rootSchema(openAPIV3Schema: Schema): Schema {
+  if (openAPIV3Schema.type !== undefined && openAPIV3Schema.type !== 'object') throw new Error('the root type must be object');
   const s = structural(openAPIV3Schema, 0) as Schema;
   const props = isObj(s.properties) ? s.properties : (Object.create(null) as Schema);
   props.apiVersion = { type: 'string' };
@@ -73,7 +74,13 @@ function valueAt(obj: unknown, pointer: string): unknown {
 /** Compile a version's schema; throws with ajv's message when the schema itself is invalid. */
 export function compileCustomSchema(openAPIV3Schema: unknown): CustomSchema {
   if (!isObj(openAPIV3Schema)) throw new Error('openAPIV3Schema must be an object');
-  const check: ValidateFunction = ajv.compile(rootSchema(openAPIV3Schema));
+  const root = rootSchema(openAPIV3Schema);
+  let check: ValidateFunction;
+  try {
+    check = ajv.compile(root);
+  } finally {
+    ajv.removeSchema(root); // ajv caches by schema object; every CRD write makes a new one
+  }
   return {
     prune(obj) {
       check(obj);
