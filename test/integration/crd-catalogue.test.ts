@@ -46,6 +46,7 @@ test.serial('a kind added at run time is discovered, served and watched; removed
   const ev = JSON.parse(new TextDecoder().decode(value).split('\n')[0]);
   t.is(ev.type, 'ADDED');
   t.is(ev.object.metadata.name, 'w1');
+  await reader.cancel();
   ac.abort();
   const sel = await s.req('GET', `${base}?labelSelector=app%3Db`);
   t.deepEqual(sel.json.items.map((o: { metadata: { name: string } }) => o.metadata.name), ['w2']);

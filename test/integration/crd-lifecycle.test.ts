@@ -68,6 +68,9 @@ test.serial('CRD create → discovery → CRUD, selectors, watch, status, valida
   const conds = created.json.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`);
   t.deepEqual(conds.sort(), ['Established=True', 'NamesAccepted=True']);
   t.is(created.json.status.acceptedNames.kind, 'CronTab');
+  const moved = await s.req('PUT', `${CRDS}/crontabs.stable.example.com`, { ...created.json, spec: { ...created.json.spec, scope: 'Cluster' } });
+  t.is(moved.status, 422);
+  t.deepEqual(moved.json.details.causes.map((c: { field: string }) => c.field), ['spec.scope']);
 
   const apis = await s.req('GET', '/apis');
   const g = apis.json.groups.find((x: { name: string }) => x.name === 'stable.example.com');

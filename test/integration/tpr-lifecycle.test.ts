@@ -34,7 +34,9 @@ test.serial('ThirdPartyResource create → discovery → CRUD, selectors, watch 
   t.is(one.json.cronSpec, '* * * * /5'); // free-form: no schema, nothing pruned
   t.is((await s.req('POST', BASE, tab('two', { app: 'y' }))).status, 201);
   t.is((await s.req('POST', BASE, tab('one'))).status, 409);
-  const first = JSON.parse(new TextDecoder().decode((await watch.body!.getReader().read()).value).split('\n')[0]);
+  const reader = watch.body!.getReader();
+  const first = JSON.parse(new TextDecoder().decode((await reader.read()).value).split('\n')[0]);
+  await reader.cancel();
   t.deepEqual([first.type, first.object.metadata.name], ['ADDED', 'one']);
   ac.abort();
   const sel = await s.req('GET', `${BASE}?labelSelector=app%3Dy`);

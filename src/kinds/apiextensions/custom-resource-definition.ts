@@ -13,9 +13,16 @@ function obj(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-function validateCrd(o: ApiObject): FieldError[] {
+function validateCrd(o: ApiObject, old: ApiObject | undefined): FieldError[] {
   const errs: FieldError[] = [];
   const spec = obj(o.spec);
+  // where the objects are stored follows from these: changing them would orphan every object
+  if (old) {
+    const was = obj(old.spec);
+    if (spec.group !== was.group) errs.push(field.invalid('spec.group', spec.group, 'field is immutable'));
+    if (spec.scope !== was.scope) errs.push(field.invalid('spec.scope', spec.scope, 'field is immutable'));
+    if (obj(spec.names).plural !== obj(was.names).plural) errs.push(field.invalid('spec.names.plural', obj(spec.names).plural, 'field is immutable'));
+  }
   const names = obj(spec.names);
   const group = typeof spec.group === 'string' ? spec.group : '';
   const plural = typeof names.plural === 'string' ? names.plural : '';
