@@ -46,6 +46,10 @@ export interface ResourceDef {
   storageGroup: string;
   /** Not stored: create answers at once (reviews, bindings). */
   virtual?: boolean;
+  /** Added at run time (custom resources): served by the generic registry only, never by a kind's handlers. */
+  dynamic?: boolean;
+  /** Discovery's `categories` (a CRD's `spec.names.categories`, e.g. `all`). */
+  categories?: string[];
   /** How the generic registry treats the kind (the same object in every group-version serving it). */
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
@@ -86,6 +90,8 @@ export const groupVersions: GroupVersion[] = [
   // clients ask "may I?" and "who am I?"
   { group: 'authentication.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'authorization.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'apiextensions.k8s.io', version: 'v1', enabledByDefault: true },
+  { group: 'apiextensions.k8s.io', version: 'v1beta1', enabledByDefault: true },
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },
@@ -119,36 +125,103 @@ export function gvPath(group: string, version: string): string {
   return group ? `/apis/${group}/${version}` : `/api/${version}`;
 }
 
-/** The resources a running server serves, after --runtime-config. Built once per server. */
+/** One immutable view of the catalogue: swapped whole, so a reader never sees half a change. */
+interface CatalogueState {
+  readonly groupVersions: readonly GroupVersion[];
+  readonly resources: readonly ResourceDef[];
+  readonly byPath: ReadonlyMap<string, ResourceDef>;
+  readonly generation: number;
+}
+
+function stateOf(gvs: readonly GroupVersion[], defs: readonly ResourceDef[], generation: number): CatalogueState {
+  const byPath = new Map<string, ResourceDef>();
+  for (const r of defs) byPath.set(`${r.group}/${r.version}/${r.plural}`, r);
+  return Object.freeze({ groupVersions: Object.freeze([...gvs]), resources: Object.freeze([...defs]), byPath, generation });
+}
+
+/**
+ * The resources a running server serves, after --runtime-config, plus the kinds added at run time
+ * (custom resources). Every read goes through one frozen state that `addDynamic`/`removeDynamic`
+ * replace whole; a request keeps the ResourceDef it resolved, so a swap never changes a request in flight.
+ */
 export class Catalogue {
-  readonly groupVersions: GroupVersion[];
-  readonly resources: ResourceDef[];
-  private readonly byPath = new Map<string, ResourceDef>();
+  private state: CatalogueState;
+  private readonly dynamic = new Map<string, { gvs: GroupVersion[]; defs: ResourceDef[] }>();
+  private readonly base: { gvs: GroupVersion[]; defs: ResourceDef[] };
 
   /** `all`: every row this build knows (src/kinds/catalogue.ts); `enabled`: the group-versions to serve. */
   constructor(all: readonly ResourceDef[], enabled: (gv: GroupVersion) => boolean) {
-    this.groupVersions = groupVersions.filter(enabled);
-    const on = new Set(this.groupVersions.map((g) => gvString(g.group, g.version)));
-    this.resources = all.filter((r) => on.has(gvString(r.group, r.version)));
-    for (const r of this.resources) this.byPath.set(`${r.group}/${r.version}/${r.plural}`, r);
+    const gvs = groupVersions.filter(enabled);
+    const on = new Set(gvs.map((g) => gvString(g.group, g.version)));
+    this.base = { gvs, defs: all.filter((r) => on.has(gvString(r.group, r.version))) };
+    this.state = stateOf(gvs, this.base.defs, 0);
+  }
+
+  get groupVersions(): readonly GroupVersion[] {
+    return this.state.groupVersions;
+  }
+
+  get resources(): readonly ResourceDef[] {
+    return this.state.resources;
+  }
+
+  /** Bumped by every swap: caches built from the catalogue (OpenAPI) key on it. */
+  get generation(): number {
+    return this.state.generation;
+  }
+
+  /**
+   * Add (or replace) the kinds registered under `owner` (e.g. a CRD's name). Refused when a row's
+   * path is already served by the build or by another owner.
+   */
+  addDynamic(owner: string, defs: readonly ResourceDef[]): void {
+    for (const d of defs) {
+      const hit = this.lookup(d.group, d.version, d.plural);
+      if (hit && !this.dynamic.get(owner)?.defs.includes(hit)) {
+        throw new Error(`${d.plural} in ${gvString(d.group, d.version)} is already served`);
+      }
+    }
+    const gvs: GroupVersion[] = [];
+    for (const d of defs) {
+      if (!gvs.some((g) => g.group === d.group && g.version === d.version)) gvs.push({ group: d.group, version: d.version, enabledByDefault: true });
+    }
+    this.dynamic.set(owner, { gvs, defs: [...defs] });
+    this.swap();
+  }
+
+  /** Remove the kinds of `owner`; their group-versions go with them unless another owner serves them. */
+  removeDynamic(owner: string): boolean {
+    if (!this.dynamic.delete(owner)) return false;
+    this.swap();
+    return true;
+  }
+
+  private swap(): void {
+    const gvs = [...this.base.gvs];
+    const defs = [...this.base.defs];
+    for (const { gvs: extra, defs: more } of this.dynamic.values()) {
+      for (const g of extra) if (!gvs.some((x) => x.group === g.group && x.version === g.version)) gvs.push(g);
+      defs.push(...more);
+    }
+    this.state = stateOf(gvs, defs, this.state.generation + 1);
   }
 
   lookup(group: string, version: string, plural: string): ResourceDef | undefined {
-    return this.byPath.get(`${group}/${version}/${plural}`);
+    return this.state.byPath.get(`${group}/${version}/${plural}`);
   }
 
   servesGroupVersion(group: string, version: string): boolean {
-    return this.groupVersions.some((g) => g.group === group && g.version === version);
+    return this.state.groupVersions.some((g) => g.group === group && g.version === version);
   }
 
   inGroupVersion(group: string, version: string): ResourceDef[] {
-    return this.resources.filter((r) => r.group === group && r.version === version);
+    return this.state.resources.filter((r) => r.group === group && r.version === version);
   }
 
   /** Find by plural, kind or short name, case-insensitively (for the CLI). */
   find(name: string): ResourceDef | undefined {
     const n = name.toLowerCase();
-    return this.resources.find((r) => r.plural === n || r.singular === n || r.shortNames.includes(n));
+    return this.state.resources.find((r) => r.plural === n || r.singular === n || r.shortNames.includes(n));
   }
 }
 

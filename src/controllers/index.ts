@@ -1,7 +1,10 @@
+import type { Catalogue } from '../api/catalogue.ts';
 import type { TokenIssuer } from '../authn/types.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
+import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { SystemClient } from './client.ts';
+import { CustomResourcesController } from './custom-resources.ts';
 import { NamespaceController } from './namespace.ts';
 import { ServiceAccountsController } from './service-accounts.ts';
 import { TokensController } from './tokens.ts';
@@ -14,6 +17,8 @@ export interface ControllerDeps {
   issuer: TokenIssuer;
   /** PEM of the CA clients should trust (--client-ca-file), stored as `ca.crt` in token secrets. */
   caCrt?: Buffer;
+  /** The live catalogue: custom resource definitions add and remove kinds in it. */
+  catalogue?: Catalogue;
 }
 
 export interface Controllers {
@@ -26,10 +31,11 @@ export interface Controllers {
 export function startControllers(deps: ControllerDeps): Controllers {
   const { store, registry, log } = deps;
   const client = new SystemClient(registry);
-  const namespaces = new NamespaceController(store, registry, client, log);
+  const namespaces = new NamespaceController(store, registry, client, log, deps.catalogue);
   const accounts = new ServiceAccountsController(store, client, log);
   const tokens = new TokensController({ store, client, log, issuer: deps.issuer, caCrt: deps.caCrt });
-  const controllers = [namespaces, accounts, tokens];
+  const controllers: Array<{ queue: { name: string; stop(): void }; onEvents(e: readonly StoreEvent[]): void; start(): void }> = [namespaces, accounts, tokens];
+  if (deps.catalogue) controllers.push(new CustomResourcesController(store, deps.catalogue, client, log));
   const unsubscribe = store.subscribe((events) => {
     // a listener runs inside the store's write path: a controller bug must not fail someone's write
     for (const c of controllers) {

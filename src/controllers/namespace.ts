@@ -2,7 +2,7 @@
 // namespaced kind the server stores, then its `platform` finalizer is removed through /finalize, then
 // it is deleted. Keyed by namespace name; woken by the namespace's own events and by any change of
 // an object inside a namespace that is terminating.
-import { type ResourceDef } from '../api/catalogue.ts';
+import { type Catalogue, type ResourceDef } from '../api/catalogue.ts';
 import { resources } from '../kinds/catalogue.ts';
 import type { ApiObject } from '../api/object.ts';
 import { FINALIZER_PLATFORM } from '../api/validation/cluster.ts';
@@ -16,9 +16,9 @@ import { KeyedQueue } from './queue.ts';
 const namespaces = coreDef('namespaces');
 
 /** One row per stored namespaced collection (Job and HPA are served by two groups from one store). */
-function storedNamespacedKinds(): ResourceDef[] {
+function storedNamespacedKinds(defs: readonly ResourceDef[]): ResourceDef[] {
   const seen = new Map<string, ResourceDef>();
-  for (const def of resources) {
+  for (const def of defs) {
     if (!def.namespaced || def.virtual) continue;
     const k = `${def.storageGroup}/${def.plural}`;
     if (!seen.has(k)) seen.set(k, def);
@@ -33,15 +33,21 @@ function finalizersOf(ns: ApiObject): string[] {
 
 export class NamespaceController {
   readonly queue: KeyedQueue;
-  private readonly kinds = storedNamespacedKinds();
+  private readonly builtIn = storedNamespacedKinds(resources);
 
   constructor(
     private readonly store: Store,
     private readonly registry: GenericRegistry,
     private readonly client: SystemClient,
     log: (msg: string) => void,
+    /** The live catalogue: custom kinds' objects are emptied from the namespace too. */
+    private readonly catalogue?: Catalogue,
   ) {
     this.queue = new KeyedQueue({ name: 'namespace-controller', log, sync: (ns) => this.sync(ns) });
+  }
+
+  private get kinds(): ResourceDef[] {
+    return this.catalogue ? [...this.builtIn, ...storedNamespacedKinds(this.catalogue.resources.filter((d) => d.dynamic))] : this.builtIn;
   }
 
   start(): void {

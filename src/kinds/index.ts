@@ -30,6 +30,7 @@ import { ingressKind } from './extensions/ingress.ts';
 import { networkPolicyKind } from './extensions/network-policy.ts';
 import { replicaSetKind } from './extensions/replica-set.ts';
 import { thirdPartyResourceKind } from './extensions/third-party-resource.ts';
+import { customResourceDefinitionKind } from './apiextensions/custom-resource-definition.ts';
 import { tokenReviewKind } from './authentication/token-review.ts';
 import { selfSubjectReviewKind } from './authentication/self-subject-review.ts';
 import { subjectAccessReviewKind } from './authorization/subject-access-review.ts';
@@ -69,6 +70,7 @@ export const kinds: readonly KindModule[] = [
   networkPolicyKind,
   replicaSetKind,
   thirdPartyResourceKind,
+  customResourceDefinitionKind,
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,

@@ -5,6 +5,7 @@ import type { UserInfo } from '../authn/types.ts';
 import { parseDryRun } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 import { deleteBodyDryRun } from './delete-options.ts';
+import { customScale } from './dynamic/scale.ts';
 
 /** The dispatcher's key of a handler: `<plural>/<subresource>`, or `<plural>` for a virtual kind. */
 export function handlerKey(def: Pick<ResourceDef, 'plural'>, subresource: string): string {
@@ -32,6 +33,8 @@ function dryRunOf(method: string, query: URLSearchParams, body: unknown): boolea
   const fromBody = method === 'DELETE' && deleteBodyDryRun(body);
   return fromQuery || fromBody;
 }
+
+const NO_HANDLERS: ReadonlyMap<string, SpecialHandler> = new Map();
 
 type Operation = { onItem: boolean; run: (r: GenericRegistry, req: RestRequest) => RestResponse | Promise<RestResponse> };
 
@@ -65,10 +68,14 @@ export async function dispatch(
   const m = method === 'HEAD' ? 'GET' : method;
   const dryRun = dryRunOf(m, query, body);
   const req: RestRequest = { def, namespace, name, subresource, query, body, user, contentType, dryRun };
+  // handlers are keyed by plural: a custom kind named like a built-in one (tokenreviews.example.com) must not reach them
+  const handlers = def.dynamic ? NO_HANDLERS : special;
 
   if (subresource) {
     const sub = def.subresources.find((s) => s.name === subresource)!;
-    const handler = special.get(handlerKey(def, sub.name));
+    const scaled = def.dynamic && sub.name === 'scale' ? await customScale(registry, req, verb) : undefined;
+    if (scaled) return scaled;
+    const handler = handlers.get(handlerKey(def, sub.name));
     if (handler) return handler(req, m);
     if (sub.name !== 'status') throw errors.routeNotFound();
     if (verb === 'get') return registry.get(req);
@@ -77,7 +84,7 @@ export async function dispatch(
     throw errors.methodNotAllowed();
   }
 
-  const virtual = special.get(handlerKey(def, ''));
+  const virtual = handlers.get(handlerKey(def, ''));
   if (virtual) return virtual(req, m);
 
   // the authorized verb is the operation; collections (list, create, deletecollection) have no name, items one

@@ -91,7 +91,7 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     });
     const registry = new GenericRegistry(store, admission);
     await ensureSystemNamespaces(store, registry, catalogue);
-    controllers = startControllers({ store, registry, log, issuer: d.tokenIssuer, caCrt: d.caCrt });
+    controllers = startControllers({ store, registry, log, issuer: d.tokenIssuer, caCrt: d.caCrt, catalogue });
     if (d.rbac) await ensureBootstrapPolicy(registry, catalogue, await readBootstrapPolicy());
 
     const special = new Map<string, SpecialHandler>([

@@ -48,35 +48,41 @@ export function nonResourceRoutes(
     send(ctx, apiResourceList(catalogue, ctx.params.group, ctx.params.version));
   });
 
-  // OpenAPI documents never change while a server runs: built once, served by content hash.
+  // OpenAPI documents change only when the catalogue swaps (custom resources): built per generation.
   const openApiMedia = codecs.role('openapi');
-  const v3Docs = new Map<string, { doc: unknown; hash: string }>();
   const v3Key = (g: string, v: string) => (g ? `apis/${g}/${v}` : `api/${v}`);
-  for (const gv of catalogue.groupVersions) {
-    const doc = openApiV3Document(catalogue, gv.group, gv.version);
-    v3Docs.set(v3Key(gv.group, gv.version), { doc, hash: contentHash(doc) });
-  }
-  const v3Index = openApiV3Index(catalogue, (g, v) => v3Docs.get(v3Key(g, v))!.hash);
-  const v2Doc = openApiV2Document(catalogue);
+  let built: { generation: number; v3Docs: Map<string, { doc: unknown; hash: string }>; v3Index: unknown; v2Doc: unknown } | undefined;
+  const docs = () => {
+    if (built?.generation === catalogue.generation) return built;
+    const v3Docs = new Map<string, { doc: unknown; hash: string }>();
+    for (const gv of catalogue.groupVersions) {
+      const doc = openApiV3Document(catalogue, gv.group, gv.version);
+      v3Docs.set(v3Key(gv.group, gv.version), { doc, hash: contentHash(doc) });
+    }
+    const v3Index = openApiV3Index(catalogue, (g, v) => v3Docs.get(v3Key(g, v))!.hash);
+    built = { generation: catalogue.generation, v3Docs, v3Index, v2Doc: openApiV2Document(catalogue) };
+    return built;
+  };
+  docs();
   const sendOpenApi = (ctx: Ctx, doc: unknown, cache = 'no-cache, private') => {
     ctx.set('Cache-Control', cache);
     respondIn(ctx, openApiMedia, 200, doc);
   };
-  router.get('/openapi/v3', (ctx) => sendOpenApi(ctx, v3Index));
+  router.get('/openapi/v3', (ctx) => sendOpenApi(ctx, docs().v3Index));
   router.get(/^\/openapi\/v3\/(.+)$/, (ctx) => {
-    const entry = v3Docs.get(ctx.path.slice('/openapi/v3/'.length));
+    const entry = docs().v3Docs.get(ctx.path.slice('/openapi/v3/'.length));
     if (!entry) throw errors.routeNotFound();
     sendOpenApi(ctx, entry.doc, ctx.query.hash === entry.hash ? 'public, immutable' : 'no-cache, private');
   });
-  router.get('/openapi/v2', (ctx) => sendOpenApi(ctx, v2Doc));
-  router.get('/swagger.json', (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get('/openapi/v2', (ctx) => sendOpenApi(ctx, docs().v2Doc));
+  router.get('/swagger.json', (ctx) => sendOpenApi(ctx, docs().v2Doc));
   // the older name of the protobuf form, whatever the Accept header says (kubectl falls back to it)
   router.get('/swagger-2.0.0.pb-v1', (ctx) => {
     ctx.set('Cache-Control', 'no-cache, private');
     ctx.type = OPENAPI_V2_PROTOBUF;
-    ctx.body = openApiV2ProtobufCodec.encode(v2Doc, false);
+    ctx.body = openApiV2ProtobufCodec.encode(docs().v2Doc, false);
   });
-  router.get(/^\/swaggerapi(\/.*)?$/, (ctx) => sendOpenApi(ctx, v2Doc));
+  router.get(/^\/swaggerapi(\/.*)?$/, (ctx) => sendOpenApi(ctx, docs().v2Doc));
   router.get('/version', (ctx) => send(ctx, versionInfo));
   router.get('/healthz', (ctx) => {
     ctx.type = 'text/plain';

@@ -19,6 +19,7 @@ export function nameFor(kind: string, n = 1): string {
 /** A valid body of `kind` (served by `group`, where the group changes the shape) named `name`. */
 export function bodyFor(kind: string, name: string, ns: string, group = '', suite = 'crud'): Record<string, unknown> {
   const fixture = validBodies[`${kind}.${group}`] ?? validBodies[kind] ?? {};
-  const b = JSON.parse(JSON.stringify(fixture).replaceAll('$NS', ns)) as Record<string, unknown>;
+  // `$DOMAIN`: the name after its first label (a CRD's group is its name without the plural)
+  const b = JSON.parse(JSON.stringify(fixture).replaceAll('$NS', ns).replaceAll('$DOMAIN', name.slice(name.indexOf('.') + 1))) as Record<string, unknown>;
   return { ...b, metadata: { name, labels: { suite } } };
 }

@@ -24,7 +24,7 @@ for (const def of stored) {
     const ns = def.namespaced ? 'crud' : '';
     const coll = def.namespaced ? `${gvPath(def.group, def.version)}/namespaces/${ns}/${def.plural}` : `${gvPath(def.group, def.version)}/${def.plural}`;
     const name = nameFor(def.kind, def.group.length + def.version.length);
-    // Job and HPA are served by two groups from one store: keep each test's objects apart
+    // Job and HPA are served by two groups from one store, CRDs by two versions: keep each test's objects apart
     const suite = `crud-${def.group || 'core'}-${def.version}`;
     const sel = `labelSelector=suite%3D${suite}`;
     const bodyFor = (kind: string, n: string, namespace: string) => makeBody(kind, n, namespace, def.group, suite);
@@ -90,7 +90,7 @@ for (const def of stored) {
     t.is(gone.json.reason, 'NotFound');
 
     // delete-collection returns what it deleted
-    for (const n of [1, 2]) t.is((await srv.req('POST', coll, bodyFor(def.kind, nameFor(def.kind, 100 + n + def.group.length + def.version.length), ns))).status, 201);
+    for (const n of [1, 2]) t.is((await srv.req('POST', coll, bodyFor(def.kind, nameFor(def.kind, 100 + n + def.group.length + 10 * def.version.length), ns))).status, 201);
     const dc = await srv.req('DELETE', `${coll}?${sel}`);
     t.is(dc.status, 200, dc.text);
     t.is(dc.json.items.length, 2);

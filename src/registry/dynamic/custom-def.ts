@@ -1,0 +1,42 @@
+// A ResourceDef for a kind defined at run time (a CustomResourceDefinition or a ThirdPartyResource):
+// generic CRUD, list, watch and selectors through the registry, stored under its own group.
+import type { ResourceDef, SubresourceDef, Verb } from '../../api/catalogue.ts';
+import { defaultStrategy, type KindStrategy } from '../../api/strategy.ts';
+
+const CRUD: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface CustomNames {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  singular?: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  /** The version objects are stored in (`group/version`); defaults to this row's. */
+  storageVersion?: string;
+  subresources?: SubresourceDef[];
+  strategy?: KindStrategy;
+}
+
+export function customResourceDef(n: CustomNames): ResourceDef {
+  return {
+    group: n.group,
+    version: n.version,
+    kind: n.kind,
+    plural: n.plural,
+    singular: n.singular || n.kind.toLowerCase(),
+    listKind: n.listKind || `${n.kind}List`,
+    namespaced: n.namespaced,
+    verbs: CRUD,
+    subresources: n.subresources ?? [],
+    shortNames: n.shortNames ?? [],
+    storageGroup: n.group,
+    dynamic: true,
+    ...(n.categories?.length ? { categories: n.categories } : {}),
+    strategy: n.strategy ?? defaultStrategy,
+    storageVersion: n.storageVersion ?? `${n.group}/${n.version}`,
+  };
+}

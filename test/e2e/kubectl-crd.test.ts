@@ -1,0 +1,102 @@
+// The machine's kubectl (client 1.32): a CustomResourceDefinition applied from YAML, waited on
+// (Established), then its objects applied, listed by plural and by short name, and deleted.
+import test from 'ava';
+import { kubectlFor } from '../helpers/kubectl.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let s: TestServer;
+let k: ReturnType<typeof kubectlFor>;
+test.before(async () => {
+  s = await startServer();
+  k = kubectlFor(s.url);
+});
+test.after.always(async () => {
+  await s?.close();
+});
+
+const crdYaml = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [ct]
+    categories: [all]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              cronSpec: {type: string}
+              image: {type: string}
+              replicas: {type: integer, default: 1}
+`;
+const tabYaml = (image: string) => `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: my-new-cron-object
+  namespace: default
+spec:
+  cronSpec: "* * * * */5"
+  image: ${image}
+`;
+
+test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/scale/delete custom objects, delete the CRD', async (t) => {
+  const applied = await k.run(['apply', '-f', k.file('crd.yaml', crdYaml)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.regex(applied.stdout, /customresourcedefinition.apiextensions.k8s.io\/crontabs.stable.example.com created/);
+  const wait = await k.run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/crontabs.stable.example.com']);
+  t.is(wait.code, 0, wait.stderr);
+  t.regex(wait.stdout, /condition met/);
+
+  const tab = await k.run(['apply', '-f', k.file('tab.yaml', tabYaml('my-awesome-cron-image'))]);
+  t.is(tab.code, 0, tab.stderr);
+  t.regex(tab.stdout, /crontab.stable.example.com\/my-new-cron-object created/);
+  const again = await k.run(['apply', '-f', k.file('tab2.yaml', tabYaml('other-image'))]);
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stdout, /configured/);
+
+  const list = await k.run(['get', 'crontabs', '-n', 'default']);
+  t.is(list.code, 0, list.stderr);
+  t.regex(list.stdout, /^NAME\s+AGE\n/);
+  t.regex(list.stdout, /my-new-cron-object/);
+  const short = await k.run(['get', 'ct', 'my-new-cron-object', '-n', 'default', '-o', 'jsonpath={.spec.image} {.spec.replicas}']);
+  t.is(short.code, 0, short.stderr);
+  t.is(short.stdout, 'other-image 1');
+
+  const scaled = await k.run(['scale', 'ct', 'my-new-cron-object', '-n', 'default', '--replicas=3']);
+  t.is(scaled.code, 0, scaled.stderr);
+  t.regex(scaled.stdout, /crontab.stable.example.com\/my-new-cron-object scaled/);
+  const now = await k.run(['get', 'ct', 'my-new-cron-object', '-n', 'default', '-o', 'jsonpath={.spec.replicas}']);
+  t.is(now.stdout, '3');
+
+  const all = await k.run(['get', 'all', '-n', 'default', '-o', 'name']);
+  t.is(all.code, 0, all.stderr);
+  t.regex(all.stdout, /^crontab.stable.example.com\/my-new-cron-object$/m);
+
+  const del = await k.run(['delete', 'ct', 'my-new-cron-object', '-n', 'default']);
+  t.is(del.code, 0, del.stderr);
+  t.regex(del.stdout, /crontab.stable.example.com "my-new-cron-object" deleted/);
+  const none = await k.run(['get', 'crontabs', '-n', 'default']);
+  t.regex(none.stderr, /No resources found/);
+
+  const gone = await k.run(['delete', '-f', k.file('crd2.yaml', crdYaml)]);
+  t.is(gone.code, 0, gone.stderr);
+  const after = await k.run(['get', 'crontabs']);
+  t.not(after.code, 0);
+  // kubectl's discovery cache may still name the kind: then the server answers 404 itself
+  t.regex(after.stderr, /the server doesn't have a resource type "crontabs"|Unable to list "stable.example.com\/v1, Resource=crontabs": the server could not find the requested resource/);
+});

@@ -1,0 +1,37 @@
+import test from 'ava';
+import type { ApiObject, JsonObject } from '../../src/api/object.ts';
+import { compileCustomSchema, schemaErrors } from '../../src/registry/dynamic/schema.ts';
+
+const obj = (o: Record<string, unknown>) => ({ apiVersion: 'x.example.com/v1', kind: 'X', metadata: { name: 'n' }, ...o }) as unknown as ApiObject & JsonObject;
+
+test('pruning keeps what the schema names, what preserve-unknown-fields keeps, and apiVersion/kind/metadata', (t) => {
+  const s = compileCustomSchema({
+    type: 'object',
+    properties: {
+      spec: { type: 'object', properties: { a: { type: 'string' }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, list: { type: 'array', items: { type: 'object', properties: { k: { type: 'integer', default: 7 } } } } } },
+    },
+  });
+  const o = obj({ spec: { a: 'x', b: 1, free: { any: { deep: true } }, list: [{ k: 1, junk: 2 }, {}] }, top: 'gone' });
+  s.prune(o);
+  t.deepEqual(o, obj({ spec: { a: 'x', free: { any: { deep: true } }, list: [{ k: 1 }, { k: 7 }] } }));
+  t.deepEqual(s.validate(o), []);
+});
+
+test('validation errors name the field, with the reference reasons', (t) => {
+  const s = compileCustomSchema({ type: 'object', properties: { spec: { type: 'object', required: ['mode'], properties: { mode: { type: 'string', enum: ['a', 'b'] }, n: { type: 'integer', maximum: 3 } } } } });
+  t.deepEqual(s.validate(obj({ spec: { n: 5 } })).map((e) => [e.type, e.field]).sort(), [['FieldValueInvalid', 'spec.n'], ['FieldValueRequired', 'spec.mode']]);
+  t.deepEqual(s.validate(obj({ spec: { mode: 'c' } })).map((e) => [e.type, e.field]), [['FieldValueNotSupported', 'spec.mode']]);
+});
+
+test('bad schemas are field errors, not throws; the same $id twice compiles', (t) => {
+  t.is(schemaErrors({ type: 'nonsense' }, 'p').length, 1);
+  t.is(schemaErrors({ type: 'object', properties: { a: { type: 'nonsense' } } }, 'p').length, 1);
+  t.is(schemaErrors('not an object', 'p').length, 1);
+  t.is(schemaErrors({ properties: { a: { $ref: '#/definitions/missing' } } }, 'p').length, 1);
+  let deep: Record<string, unknown> = { type: 'string' };
+  for (let i = 0; i < 40; i++) deep = { type: 'object', properties: { a: deep } };
+  t.regex(schemaErrors(deep, 'p')[0]?.detail ?? '', /deeper than/);
+  const withId = { $id: 'https://example.com/s', type: 'object' };
+  t.deepEqual(schemaErrors(withId, 'p'), []);
+  t.deepEqual(schemaErrors(withId, 'p'), []);
+});
