@@ -48,15 +48,13 @@ export interface ResourceDef {
   virtual?: boolean;
   /** Added at run time (custom resources): served by the generic registry only, never by a kind's handlers. */
   dynamic?: boolean;
-  /** Discovery's `categories` (a CRD's `spec.names.categories`, e.g. `all`). */
-  categories?: string[];
   /** How the generic registry treats the kind (the same object in every group-version serving it). */
   strategy: KindStrategy;
   /** `group/version` (`v1` for core) of the kind's storage: the scheme's version converters target it. */
   storageVersion: string;
   /** The columns of its server-side tables; absent: the reference's default (NAME, CREATED AT). */
   columns?: TableColumns;
-  /** Discovery categories (`all`: what `kubectl get all` lists). */
+  /** Discovery categories (`all`: what `kubectl get all` lists; a CRD's `spec.names.categories`). */
   categories?: readonly string[];
   /** The kind's fields (its kind module's schema), for the OpenAPI documents. */
   schema?: StructShape;
