@@ -35,3 +35,18 @@ test('bad schemas are field errors, not throws; the same $id twice compiles', (t
   t.deepEqual(schemaErrors(withId, 'p'), []);
   t.deepEqual(schemaErrors(withId, 'p'), []);
 });
+
+test('a pattern runs in linear time (RE2): a catastrophic-backtracking pattern answers at once', (t) => {
+  const s = compileCustomSchema({ type: 'object', properties: { spec: { type: 'object', properties: { v: { type: 'string', pattern: '^(a+)+$' } } } } });
+  const started = process.hrtime.bigint();
+  const errs = s.validate(obj({ spec: { v: `${'a'.repeat(40_000)}!` } }));
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  t.deepEqual(errs.map((e) => e.field), ['spec.v']);
+  t.deepEqual(s.validate(obj({ spec: { v: 'aaa' } })), []);
+  // JavaScript's engine would backtrack for far longer than the age of the universe on this input
+  t.true(ms < 5_000, `took ${ms} ms`);
+});
+
+test('a pattern RE2 cannot compile (backreferences) is a schema error', (t) => {
+  t.is(schemaErrors({ type: 'object', properties: { a: { type: 'string', pattern: '(a)\\1' } } }, 'p').length, 1);
+});

@@ -3,6 +3,7 @@
 // `additionalProperties` nor sets `x-kubernetes-preserve-unknown-fields` drops what it does not name),
 // defaulted from `default`, then validated.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { RE2JS } from 're2js';
 import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 
@@ -44,7 +45,16 @@ function rootSchema(openAPIV3Schema: Schema): Schema {
   return { ...s, type: 'object', properties: props };
 }
 
-const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, removeAdditional: true });
+/**
+ * `pattern` runs on RE2 (linear time, the reference's own regex syntax), never on JavaScript's
+ * backtracking engine: a CRD author must not be able to stall the event loop with `(a+)+$`.
+ */
+const re2Engine = Object.assign((pattern: string) => {
+  const re = RE2JS.compile(pattern);
+  return { test: (text: string) => re.test(text) };
+}, { code: 'RE2JS' });
+
+const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, removeAdditional: true, code: { regExp: re2Engine } });
 
 export interface CustomSchema {
   /** Prune unknown fields and apply defaults, in place. */
