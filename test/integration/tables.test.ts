@@ -134,7 +134,7 @@ test.serial('the wrong partial kind for the body is a 406 with the reference mes
   // a conversion this server does not make, alone: 406; with plain JSON after it: JSON
   const unknown = await s.req('GET', PODS, undefined, { Accept: 'application/json;as=Other;v=v1;g=meta.k8s.io' });
   t.is(unknown.status, 406);
-  t.is(unknown.json.message, 'only the following media types are accepted: application/json, application/yaml');
+  t.is(unknown.json.message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.platform.protobuf');
   const fallback = await s.req('GET', PODS, undefined, { Accept: 'application/json;as=Table;v=v2;g=meta.k8s.io,application/json' });
   t.is(fallback.status, 200);
   t.is(fallback.json.kind, 'PodList');

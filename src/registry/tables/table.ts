@@ -2,7 +2,7 @@
 // reference's default of NAME and CREATED AT, filled from objects as served.
 import type { ResourceDef } from '../../api/catalogue.ts';
 import type { ApiObject } from '../../api/object.ts';
-import type { Cell, TableColumn, TableColumns } from '../../api/table-columns.ts';
+import { age, ageColumn, nameColumn, type Cell, type TableColumn, type TableColumns } from '../../api/table-columns.ts';
 import { partialObjectMetadata, type ListShape } from '../partial-metadata.ts';
 
 /** What a row carries besides its cells (`?includeObject=`). */
@@ -17,8 +17,14 @@ const defaultColumns: TableColumns = {
   cells: (obj) => [obj.metadata?.name ?? '', obj.metadata?.creationTimestamp ?? null],
 };
 
+/** A custom resource without printer columns: the name and its age, as the reference's CRD tables print. */
+const customResourceColumns: TableColumns = {
+  definitions: [nameColumn, ageColumn],
+  cells: (obj, now) => [obj.metadata?.name ?? '', age(obj, now)],
+};
+
 export function columnsOf(def: ResourceDef): TableColumns {
-  return def.columns ?? defaultColumns;
+  return def.columns ?? (def.dynamic ? customResourceColumns : defaultColumns);
 }
 
 function definitionJson(c: TableColumn) {
