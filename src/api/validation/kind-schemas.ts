@@ -760,6 +760,9 @@ export const commonFieldDocs: Readonly<Record<string, string>> = {
   kind: 'Kind of the referent.',
   name: 'Name of the referent.',
   namespace: 'Namespace of the referent.',
+  apiGroup: 'API group of the referent.',
+  aggregationRule: 'Label selectors of the cluster roles whose rules this role aggregates.',
+  attributeRestrictions: 'Restrictions on the attributes of a request (v1alpha1 only; dropped by later versions).',
   key: 'The key to select.',
   fieldRef: 'Selects a field of the pod: metadata.name, metadata.namespace, metadata.labels, metadata.annotations, spec.nodeName, spec.serviceAccountName, status.podIP.',
   resourceFieldRef: 'Selects a resource of the container: limits and requests.',
@@ -1002,3 +1005,43 @@ export const commonFieldDocs: Readonly<Record<string, string>> = {
   groups: 'The names of groups this user is a part of.',
   userInfo: 'The information about the user.',
 };
+
+// CustomResourceDefinition (apiextensions.k8s.io v1 and v1beta1 in one shape: v1beta1's `version`,
+// `validation` and spec-level columns beside v1's `versions`); the schemas inside stay free-form.
+const crdNames = struct(
+  { plural: str, singular: str, kind: str, listKind: str, shortNames: strings, categories: strings },
+  {
+    name: 'CustomResourceDefinitionNames',
+    description: 'The names under which the custom resource is served.',
+    docs: { plural: 'Plural name, the resource of its URLs.', singular: 'Singular name.', kind: 'Kind of its objects.', listKind: 'Kind of its lists.', shortNames: 'Short names for kubectl.', categories: 'Categories it belongs to (`all`).' },
+  },
+);
+const crdCondition = struct(
+  { type: str, status: str, lastTransitionTime: time, reason: str, message: str },
+  { name: 'CustomResourceDefinitionCondition', description: 'One state of the definition.', docs: { type: 'Established or NamesAccepted.', status: 'True, False or Unknown.', lastTransitionTime: 'When the status last changed.', reason: 'Why, in one word.', message: 'Why, for humans.' } },
+);
+const crdVersion = struct(
+  { name: str, served: bool, storage: bool, deprecated: bool, deprecationWarning: str, schema: 'object', subresources: 'object', additionalPrinterColumns: list('object') },
+  {
+    name: 'CustomResourceDefinitionVersion',
+    description: 'One version of the custom resource.',
+    docs: { name: 'The version name.', served: 'Whether it is served.', storage: 'Whether objects are stored in it; exactly one version is.', deprecated: 'Whether it is deprecated.', deprecationWarning: 'The warning sent to its clients.', schema: 'Its openAPIV3Schema.', subresources: 'Its status and scale subresources.', additionalPrinterColumns: 'Extra columns of its tables.' },
+  },
+);
+export const customResourceDefinitionSchema: StructShape = struct(
+  {
+    spec: struct(
+      { group: str, names: crdNames, scope: str, version: str, versions: list(crdVersion), validation: 'object', subresources: 'object', additionalPrinterColumns: list('object'), conversion: 'object', preserveUnknownFields: bool },
+      {
+        name: 'CustomResourceDefinitionSpec',
+        description: 'The kind being defined.',
+        docs: { group: 'The API group of the kind.', scope: 'Namespaced or Cluster.', version: 'The version (v1beta1 only).', versions: 'The versions served.', validation: 'The openAPIV3Schema (v1beta1 only).', subresources: 'Status and scale subresources (v1beta1 only).', additionalPrinterColumns: 'Extra table columns (v1beta1 only).', conversion: 'How versions convert.', preserveUnknownFields: 'Keep fields the schema does not name (v1beta1 only).' },
+      },
+    ),
+    status: struct(
+      { conditions: list(crdCondition), acceptedNames: crdNames, storedVersions: strings },
+      { name: 'CustomResourceDefinitionStatus', description: 'The state of the definition.', docs: { conditions: 'Established and NamesAccepted.', acceptedNames: 'The names actually served.', storedVersions: 'Versions objects have been stored in.' } },
+    ),
+  },
+  { description: 'CustomResourceDefinition defines a kind served by this server at run time.', docs: { spec: 'The kind being defined.', status: 'The state of the definition. Read-only.' } },
+);

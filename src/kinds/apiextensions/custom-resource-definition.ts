@@ -7,6 +7,7 @@ import { isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names.t
 import { crdVersions } from '../../registry/dynamic/crd.ts';
 import { schemaErrors } from '../../registry/dynamic/schema.ts';
 import { field, type FieldError } from '../../request/errors.ts';
+import { customResourceDefinitionSchema } from '../../api/validation/kind-schemas.ts';
 import { defineKind } from '../kind.ts';
 
 function obj(v: unknown): Record<string, unknown> {
@@ -74,6 +75,7 @@ function setStatus(o: ApiObject & JsonObject): void {
 
 export const customResourceDefinitionKind = defineKind({
   kind: 'CustomResourceDefinition',
+  schema: customResourceDefinitionSchema,
   served: [
     { groupVersion: 'apiextensions.k8s.io/v1', scope: 'cluster', subresources: ['status'], short: ['crd', 'crds'] },
     { groupVersion: 'apiextensions.k8s.io/v1beta1', scope: 'cluster', subresources: ['status'], short: ['crd', 'crds'] },
