@@ -68,6 +68,21 @@ test('bad bodies are refused with an error, never a half-read object', (t) => {
   t.throws(() => decodeObject(Buffer.concat([good, Buffer.from([0x1a, 0x01, 0x78])])), { message: /content encoding/ });
 });
 
+test('RBAC PolicyRule numbers: v1 (and v1beta1) apiGroups=2 resources=3, v1alpha1 keeps attributeRestrictions at 2', (t) => {
+  // a Role as kubectl 1.32 writes it: rules=2{verbs=1 "get", apiGroups=2 "", resources=3 "pods"}
+  const rule = Buffer.from([0x0a, 0x03, ...Buffer.from('get'), 0x12, 0x00, 0x1a, 0x04, ...Buffer.from('pods')]);
+  const role = Buffer.concat([Buffer.from([0x12, rule.length]), rule]);
+  for (const v of ['v1', 'v1beta1']) {
+    const got = decodeObject(envelope(`rbac.authorization.k8s.io/${v}`, 'Role', role));
+    t.deepEqual(got.rules, [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], v);
+  }
+  // v1alpha1: resources is field 4, apiGroups field 3
+  const alpha = decodeObject(encodeObject({ apiVersion: 'rbac.authorization.platform.io/v1alpha1', kind: 'Role', metadata: { name: 'r' }, rules: [{ verbs: ['get'], resources: ['pods'] }] }));
+  t.deepEqual(alpha.rules, [{ verbs: ['get'], resources: ['pods'] }]);
+  const raw = execFileSync('protoc', [`-I${PROTO_DIR}`, '--decode=portcullis.access.PolicyRuleV1alpha1', 'access.proto'], { input: Buffer.from([0x22, 0x04, ...Buffer.from('pods')]) }).toString();
+  t.regex(raw, /resources: "pods"/);
+});
+
 test('objects without a schema fall back to another acceptable type, or 406 listing those', (t) => {
   const set = mediaTypes.role('response');
   const odd = { apiVersion: 'example.io/v1', kind: 'Widget' };
