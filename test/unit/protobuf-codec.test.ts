@@ -110,10 +110,55 @@ const samples: Record<string, unknown>[] = [
   { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p', namespace: 'n' }, target: { kind: 'Node', name: 'node-1' } },
   { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: 'u' }, propagationPolicy: 'Foreground', dryRun: ['All'] },
   { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p' }, eventTime: '2026-11-25T04:00:00.123456Z', series: { count: 2, lastObservedTime: '2026-11-25T04:00:01.500000Z' } },
+  // the rarer storage plugins, in a pod's volumes and as a PersistentVolume's source
+  {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'storage', namespace: 'n' },
+    spec: {
+      containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'iscsi', mountPath: '/a', readOnly: true }] }],
+      volumes: [
+        { name: 'iscsi', iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2016-01.io.example:disk', lun: 0, iscsiInterface: 'default', fsType: 'ext4', readOnly: true } },
+        { name: 'gluster', glusterfs: { endpoints: 'glusterfs-cluster', path: 'kube_vol', readOnly: true } },
+        { name: 'rbd', rbd: { monitors: ['10.16.154.78:6789', '10.16.154.82:6789'], image: 'foo', fsType: 'ext4', pool: 'kube', user: 'admin', keyring: '/etc/ceph/keyring', secretRef: { name: 'ceph-secret' }, readOnly: true } },
+        { name: 'cinder', cinder: { volumeID: 'bd82f7e2-wece-4c01-a505-4acf60b07f4a', fsType: 'ext4' } },
+        { name: 'cephfs', cephfs: { monitors: ['10.16.154.78:6789'], path: '/', user: 'admin', secretFile: '/etc/ceph/admin.secret', secretRef: { name: 'ceph-secret' }, readOnly: true } },
+        { name: 'flocker', flocker: { datasetName: 'my-flocker-vol' } },
+        { name: 'flex', flexVolume: { driver: 'example.io/lvm', fsType: 'ext4', secretRef: { name: 's' }, readOnly: false, options: { volumeID: 'vol1', size: '1000m' } } },
+        { name: 'afile', azureFile: { secretName: 'azure-secret', shareName: 'k8stest', readOnly: false } },
+        { name: 'vsphere', vsphereVolume: { volumePath: '[datastore1] volumes/myDisk', fsType: 'ext4' } },
+        { name: 'quobyte', quobyte: { registry: 'registry:7861', volume: 'testVolume', readOnly: true, user: 'root', group: 'root' } },
+        { name: 'adisk', azureDisk: { diskName: 'test.vhd', diskURI: 'https://someaccount.blob.core.windows.net/vhds/test.vhd', cachingMode: 'ReadWrite', fsType: 'ext4', readOnly: false } },
+        { name: 'fc', fc: { targetWWNs: ['500a0982991b8dc5', '500a0982891b8dc5'], lun: 2, fsType: 'ext4', readOnly: true } },
+        { name: 'downward', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'cpu', resourceFieldRef: { containerName: 'c', resource: 'limits.cpu', divisor: '1m' }, mode: 256 }], defaultMode: 420 } },
+        { name: 'cm', configMap: { name: 'cfg', items: [{ key: 'k', path: 'p', mode: 292 }], optional: true } },
+        { name: 'sec', secret: { secretName: 's', items: [{ key: 'k', path: 'p' }], defaultMode: 256 } },
+        { name: 'eph', ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+      ],
+    },
+  },
+  ...([
+    ['iscsi', { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2016-01.io.example:disk', lun: 1, readOnly: true }],
+    ['glusterfs', { endpoints: 'glusterfs-cluster', path: 'kube_vol' }],
+    ['rbd', { monitors: ['10.16.154.78:6789'], image: 'foo', pool: 'kube', secretRef: { name: 'ceph-secret' } }],
+    ['cinder', { volumeID: 'v', fsType: 'ext4', readOnly: true }],
+    ['cephfs', { monitors: ['10.16.154.78:6789'], user: 'admin', secretRef: { name: 'ceph-secret' } }],
+    ['fc', { targetWWNs: ['500a0982991b8dc5'], lun: 2 }],
+    ['flocker', { datasetUUID: '0b3c1fa5-3d52-4b1c-a4b3-3e2c1c4b5a6d' }],
+    ['flexVolume', { driver: 'example.io/nfs', options: { share: 'x' } }],
+    ['azureFile', { secretName: 'azure-secret', shareName: 'k8stest' }],
+    ['vsphereVolume', { volumePath: '[datastore1] volumes/myDisk' }],
+    ['quobyte', { registry: 'registry:7861', volume: 'testVolume' }],
+    ['azureDisk', { diskName: 'test.vhd', diskURI: 'https://someaccount.blob.core.windows.net/vhds/test.vhd' }],
+    ['csi', { driver: 'example.csi.io', volumeHandle: 'h1', fsType: 'ext4', volumeAttributes: { a: 'b' }, nodePublishSecretRef: { name: 's', namespace: 'kube-system' } }],
+  ] as const).map(([source, spec]) => ({
+    apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `pv-${source.toLowerCase()}` },
+    spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', claimRef: { namespace: 'n', name: 'c' }, [source]: spec },
+    status: { phase: 'Available' },
+  })),
+  { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc' }, spec: { ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }], selector: { app: 'web' }, externalIPs: ['192.0.2.1'], deprecatedPublicIPs: ['192.0.2.2'], sessionAffinity: 'None' } },
   { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', managedFields: [{ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': {} }, time: '2026-11-25T04:00:00Z' }] }, spec: { containers: [{ name: 'c', image: 'i', livenessProbe: { tcpSocket: { port: 8080 } } }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'pvc' } }] } },
 ];
 for (const s of samples) {
-  test(`round trip ${String(s.apiVersion)} ${String(s.kind)}`, (t) => {
+  test(`round trip ${String(s.apiVersion)} ${String(s.kind)} ${String((s.metadata as { name?: string } | undefined)?.name ?? '')}`, (t) => {
     t.deepEqual(decodeObject(encodeObject(s)), s);
   });
 }
