@@ -115,6 +115,7 @@ const samples: Record<string, unknown>[] = [
     apiVersion: 'v1', kind: 'Pod', metadata: { name: 'storage', namespace: 'n' },
     spec: {
       containers: [{ name: 'c', image: 'i', volumeMounts: [{ name: 'iscsi', mountPath: '/a', readOnly: true }] }],
+      ephemeralContainers: [{ name: 'debug', image: 'busybox', command: ['sh'], stdin: true, tty: true, targetContainerName: 'c' }],
       volumes: [
         { name: 'iscsi', iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2016-01.io.example:disk', lun: 0, iscsiInterface: 'default', fsType: 'ext4', readOnly: true } },
         { name: 'gluster', glusterfs: { endpoints: 'glusterfs-cluster', path: 'kube_vol', readOnly: true } },
@@ -134,6 +135,7 @@ const samples: Record<string, unknown>[] = [
         { name: 'eph', ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
       ],
     },
+    status: { phase: 'Running', ephemeralContainerStatuses: [{ name: 'debug', ready: false, restartCount: 0, image: 'busybox', imageID: 'docker-pullable://busybox@sha256:1', state: { running: { startedAt: '2026-11-25T04:00:00Z' } } }] },
   },
   ...([
     ['iscsi', { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2016-01.io.example:disk', lun: 1, readOnly: true }],
