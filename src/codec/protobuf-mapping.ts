@@ -32,7 +32,7 @@ const SPECIALS: Readonly<Record<string, Special>> = {
 };
 
 /** Fields holding an embedded Go struct: their JSON keys sit in the parent object. */
-const INLINE = new Set(['localObjectReference', 'volumeSource', 'persistentVolumeSource', 'handler', 'ingressRuleValue']);
+const INLINE = new Set(['localObjectReference', 'volumeSource', 'persistentVolumeSource', 'handler', 'ingressRuleValue', 'ephemeralContainerCommon']);
 
 /** String fields whose JSON form carries "" (no omitempty in the reference's types). */
 const KEEP_EMPTY = new Set(['portcullis.meta.APIResource.singularName']);

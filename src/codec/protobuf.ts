@@ -38,7 +38,8 @@ function messageName(group: string, version: string, kind: string): string | und
     case 'networking':
       return `workloads.${base === 'Ingress' ? 'NetIngress' : base}${list}`;
     case 'rbac':
-      return `access.${base}${version === 'v1alpha1' && base.endsWith('RoleBinding') ? 'V1alpha1' : ''}${list}`;
+      // v1alpha1 numbers PolicyRule and Subject differently
+      return `access.${base}${version === 'v1alpha1' ? 'V1alpha1' : ''}${list}`;
     case 'authorization':
       if (base === 'SubjectAccessReview' || base === 'LocalSubjectAccessReview') return `access.SubjectAccessReview${version === 'v1beta1' ? 'V1beta1' : ''}`;
       return `access.${kind}`;

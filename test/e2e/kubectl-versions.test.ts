@@ -18,18 +18,9 @@ const ok = (r: KubectlResult) => `exit ${r.code}: ${r.stderr}`;
 /** The server's own view of an object, through a given group-version path. */
 const stored = async (path: string) => (await s.req('GET', path)).json;
 
-/**
- * A typed generator (`kubectl create deployment ...`). kubectl 1.32 sends these bodies as protobuf;
- * until the server decodes protobuf bodies of these kinds (the codec work, issue 15), the same
- * generated object is sent as JSON through `create -f -`, which is what the server is tested on here.
- */
-async function createTyped(t: { log(...v: unknown[]): void }, args: string[]): Promise<KubectlResult> {
-  const direct = await k.run(['create', ...args]);
-  if (direct.code === 0 || !/protobuf/.test(direct.stderr)) return direct;
-  t.log(`typed body refused as protobuf, sending the generated object as JSON: ${direct.stderr.trim()}`);
-  const generated = await k.run(['create', ...args, '--dry-run=client', '-o', 'json']);
-  if (generated.code !== 0) return generated;
-  return k.run(['create', '-f', '-'], generated.stdout);
+/** A typed generator (`kubectl create deployment ...`): kubectl 1.32 sends its body as protobuf. */
+async function createTyped(_t: unknown, args: string[]): Promise<KubectlResult> {
+  return k.run(['create', ...args]);
 }
 
 test('create deployment, role, rolebinding and clusterrole through apps/v1 and rbac.authorization.k8s.io/v1', async (t) => {

@@ -122,3 +122,34 @@ test('discovery documents and errors in protobuf', async (t) => {
   t.is(st.reason, 'NotFound');
   t.is(st.code, 404);
 });
+
+test('a pod and a PersistentVolume using the rarer storage plugins: created from protobuf, the same in JSON', async (t) => {
+  const pod = {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pb-storage', namespace: 'pb' },
+    spec: {
+      containers: [{ name: 'c', image: 'nginx', volumeMounts: [{ name: 'iscsi', mountPath: '/a' }] }],
+      volumes: [
+        { name: 'iscsi', iscsi: { targetPortal: '10.0.0.1:3260', iqn: 'iqn.2016-01.io.example:disk', lun: 0, fsType: 'ext4', readOnly: true } },
+        { name: 'rbd', rbd: { monitors: ['10.16.154.78:6789'], image: 'foo', pool: 'kube', user: 'admin', secretRef: { name: 'ceph-secret' } } },
+        { name: 'cephfs', cephfs: { monitors: ['10.16.154.78:6789'], user: 'admin', secretRef: { name: 'ceph-secret' } } },
+        { name: 'flex', flexVolume: { driver: 'example.io/lvm', options: { size: '1000m' } } },
+        { name: 'quobyte', quobyte: { registry: 'registry:7861', volume: 'v' } },
+      ],
+    },
+  };
+  const created = await pbRequest('POST', '/api/v1/namespaces/pb/pods', encodeObject(pod));
+  t.is(created.status, 201, created.bytes.toString('latin1').slice(0, 300));
+  const json = (await srv.req('GET', '/api/v1/namespaces/pb/pods/pb-storage')).json;
+  for (const v of pod.spec.volumes) t.like(json.spec.volumes.find((x: { name: string }) => x.name === v.name), v, v.name);
+  t.deepEqual(decodeObject((await pbRequest('GET', '/api/v1/namespaces/pb/pods/pb-storage')).bytes), json);
+
+  const pv = {
+    apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pb-gluster' },
+    spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany'], persistentVolumeReclaimPolicy: 'Retain', glusterfs: { endpoints: 'glusterfs-cluster', path: 'kube_vol', readOnly: true } },
+  };
+  const pvc = await pbRequest('POST', '/api/v1/persistentvolumes', encodeObject(pv));
+  t.is(pvc.status, 201, pvc.bytes.toString('latin1').slice(0, 300));
+  const pvJson = (await srv.req('GET', '/api/v1/persistentvolumes/pb-gluster')).json;
+  t.deepEqual(pvJson.spec.glusterfs, pv.spec.glusterfs);
+  t.deepEqual(decodeObject((await pbRequest('GET', '/api/v1/persistentvolumes/pb-gluster')).bytes), pvJson);
+});
