@@ -250,7 +250,7 @@ function kubectl120(): string | undefined {
   }
 }
 const old = kubectl120();
-const run120 = (token: string, args: string[]) =>
+const run120 = (token: string, args: string[], stdin?: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const cache = mkdtempSync(join(tmpdir(), 'kubectl-120-cache-'));
     const child = spawn(old!, [`--server=${server}`, `--certificate-authority=${caCert}`, `--cache-dir=${cache}`, `--token=${token}`, ...args]);
@@ -259,10 +259,11 @@ const run120 = (token: string, args: string[]) =>
     child.stdout.on('data', (c: Buffer) => (stdout += c));
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    if (stdin !== undefined) child.stdin.end(stdin);
   });
 
-(old ? test.serial : test.skip)('kubectl 1.20: exec -- echo hi over SPDY/3.1 with the v4 stream protocol', async (t) => {
-  const r = await run120('admin-token', ['exec', 'p', '--', 'echo', 'hi']);
+(old ? test.serial : test.skip)('kubectl 1.20: exec -- echo hi, and exec -i with stdin, over SPDY/3.1 with the v4 stream protocol', async (t) => {
+  let r = await run120('admin-token', ['exec', 'p', '--', 'echo', 'hi']);
   t.is(r.code, 0, r.stderr);
   t.is(r.stdout, 'hi\n');
   const seen = k.requests.at(-1)!;
@@ -270,6 +271,10 @@ const run120 = (token: string, args: string[]) =>
   t.regex(seen.url, new RegExp(`^/exec/${NS}/p/c\\?command=echo&command=hi&`));
   t.is(String(seen.headers.upgrade), 'SPDY/3.1');
   t.regex(String(seen.headers['x-stream-protocol-version']), /^v4\.channel\.k8s\.io/);
+  r = await run120('admin-token', ['exec', '-i', 'p', '--', 'cat'], 'from stdin\nover two lines\n');
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, 'from stdin\nover two lines\n');
+  t.regex(k.requests.at(-1)!.url, /[?&]stdin=(true|1)(&|$)/);
 });
 
 (old ? test.serial : test.skip)('kubectl 1.20: logs and get --raw through proxy; exec over SPDY (POST) refused as create', async (t) => {
