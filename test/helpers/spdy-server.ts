@@ -152,7 +152,7 @@ export function serveSpdy(socket: Duplex, onStream: (stream: SpdyStream) => void
     socket.destroy();
   };
 
-  const open = async (id: number, headers: Map<string, string>, fin: boolean) => {
+  const open = (id: number, headers: Map<string, string>, fin: boolean) => {
     const stream = new EventEmitter() as SpdyStream;
     let ended = false;
     Object.assign(stream, {
@@ -194,7 +194,7 @@ export function serveSpdy(socket: Duplex, onStream: (stream: SpdyStream) => void
       const id = body.readUInt32BE(0) & 0x7fffffff;
       // the header block must be inflated even for a stream we refuse: the context runs on
       const headers = decodeHeaders(await pass(inflate, body.subarray(10)));
-      await open(id, headers, (flags & FLAG_FIN) !== 0);
+      open(id, headers, (flags & FLAG_FIN) !== 0);
     } else if (type === RST_STREAM) {
       const id = body.readUInt32BE(0) & 0x7fffffff;
       streams.get(id)?.emit('reset');
