@@ -3,6 +3,8 @@
 // proxy subresources; and each refused with 403 for a user who may read pods but not the subresource.
 import test from 'ava';
 import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +140,60 @@ test.serial('kubectl exec -- echo hi, and exec -i with stdin, over the WebSocket
   t.is(r.stdout, 'from stdin\n');
 });
 
+/**
+ * kubectl port-forward pod/p :<echo port> until it says where it listens, then bytes both ways
+ * through it (twice, on two connections); `env` picks the tunnel. Returns what came back and the
+ * kubelet's requests meanwhile (one: a refused tunnel would show as a second, SPDY, request).
+ */
+async function portForward(env: NodeJS.ProcessEnv) {
+  const before = k.requests.length;
+  const child = spawn('kubectl', [`--server=${server}`, `--certificate-authority=${caCert}`, '--token=admin-token', 'port-forward', 'pod/p', `:${k.echoPort}`], { env: { ...process.env, ...env } });
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err += c));
+  try {
+    const local = await new Promise<number>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c;
+        const m = /Forwarding from 127\.0\.0\.1:(\d+) -> (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', () => reject(new Error(`kubectl port-forward exited: ${out}${err}`)));
+    });
+    const echoed: string[] = [];
+    for (const text of ['hello through the tunnel\n', 'and a second connection\n']) {
+      const sock = connect(local, '127.0.0.1');
+      await once(sock, 'connect');
+      sock.write(text);
+      let got = '';
+      while (got.length < text.length) got += String((await once(sock, 'data'))[0]);
+      echoed.push(got);
+      sock.destroy();
+    }
+    return { echoed, requests: k.requests.slice(before) };
+  } finally {
+    child.kill();
+  }
+}
+
+test.serial('kubectl port-forward carries bytes both ways: SPDY tunnelled in a WebSocket (the default)', async (t) => {
+  const r = await portForward({});
+  t.deepEqual(r.echoed, ['hello through the tunnel\n', 'and a second connection\n']);
+  t.is(r.requests.length, 1);
+  t.is(r.requests[0].url, `/portForward/${NS}/p`);
+  t.is(String(r.requests[0].headers.upgrade), 'websocket');
+  t.is(r.requests[0].headers['sec-websocket-protocol'], 'SPDY/3.1+portforward.k8s.io');
+});
+
+test.serial('kubectl port-forward carries bytes both ways: plain SPDY/3.1 upgrade (websockets off)', async (t) => {
+  const r = await portForward({ KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' });
+  t.deepEqual(r.echoed, ['hello through the tunnel\n', 'and a second connection\n']);
+  t.is(r.requests.length, 1);
+  t.is(r.requests[0].method, 'POST');
+  t.is(String(r.requests[0].headers.upgrade), 'SPDY/3.1');
+  t.is(r.requests[0].headers['x-stream-protocol-version'], 'portforward.k8s.io');
+});
+
 test.serial('kubectl get --raw through pod, service-less node and legacy proxy paths', async (t) => {
   let r = await admin(['get', '--raw', `/api/v1/namespaces/${NS}/pods/p:${k.backendPort}/proxy/hello?x=1`]);
   t.is(r.code, 0, r.stderr);
@@ -194,7 +250,7 @@ function kubectl120(): string | undefined {
   }
 }
 const old = kubectl120();
-const run120 = (token: string, args: string[]) =>
+const run120 = (token: string, args: string[], stdin?: string) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const cache = mkdtempSync(join(tmpdir(), 'kubectl-120-cache-'));
     const child = spawn(old!, [`--server=${server}`, `--certificate-authority=${caCert}`, `--cache-dir=${cache}`, `--token=${token}`, ...args]);
@@ -203,7 +259,23 @@ const run120 = (token: string, args: string[]) =>
     child.stdout.on('data', (c: Buffer) => (stdout += c));
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    if (stdin !== undefined) child.stdin.end(stdin);
   });
+
+(old ? test.serial : test.skip)('kubectl 1.20: exec -- echo hi, and exec -i with stdin, over SPDY/3.1 with the v4 stream protocol', async (t) => {
+  let r = await run120('admin-token', ['exec', 'p', '--', 'echo', 'hi']);
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, 'hi\n');
+  const seen = k.requests.at(-1)!;
+  t.is(seen.method, 'POST');
+  t.regex(seen.url, new RegExp(`^/exec/${NS}/p/c\\?command=echo&command=hi&`));
+  t.is(String(seen.headers.upgrade), 'SPDY/3.1');
+  t.regex(String(seen.headers['x-stream-protocol-version']), /^v4\.channel\.k8s\.io/);
+  r = await run120('admin-token', ['exec', '-i', 'p', '--', 'cat'], 'from stdin\nover two lines\n');
+  t.is(r.code, 0, r.stderr);
+  t.is(r.stdout, 'from stdin\nover two lines\n');
+  t.regex(k.requests.at(-1)!.url, /[?&]stdin=(true|1)(&|$)/);
+});
 
 (old ? test.serial : test.skip)('kubectl 1.20: logs and get --raw through proxy; exec over SPDY (POST) refused as create', async (t) => {
   let r = await run120('admin-token', ['logs', 'p', '--tail=2']);

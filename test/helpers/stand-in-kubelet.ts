@@ -1,12 +1,16 @@
 // A stand-in kubelet for the streaming tests: an HTTPS server (client certificates asked for and
 // recorded) serving /containerLogs with the log parameters, /exec and /attach as an echo over the
-// WebSocket channel protocols (v4/v5.channel.k8s.io), /portForward as a WebSocket TCP-echo, a SPDY/3.1
-// upgrade answered and echoed byte for byte (no SPDY framing), and a plain HTTP backend for the proxy subresources.
+// WebSocket channel protocols (v4/v5.channel.k8s.io) and over SPDY/3.1 (v4.channel.k8s.io streams),
+// /portForward as a WebSocket echo (portforward.k8s.io) and as SPDY/3.1 data streams piped to a TCP
+// echo server (plain upgrade, or tunnelled in a WebSocket as kubectl 1.31+ does), and a plain HTTP
+// backend for the proxy subresources.
 import { createServer as createHttps, type Server as HttpsServer } from 'node:https';
 import { createServer as createHttp, type IncomingMessage, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcp, type AddressInfo, type Server as TcpServer } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
+import { serveSpdy, type SpdyStream } from './spdy-server.ts';
 import { createCa, issueClientCert, type CertAndKey } from '../../src/certs/pki.ts';
 
 export const LOG_LINES = ['line one', 'line two', 'line three', 'line four'];
@@ -24,6 +28,8 @@ export interface StandInKubelet {
   port: number;
   /** Port of the plain HTTP backend (pod and service proxy). */
   backendPort: number;
+  /** Port of a TCP echo server on 127.0.0.1 (the pod's IP): port-forward's target. */
+  echoPort: number;
   ca: CertAndKey;
   /** A client certificate signed by `ca`, for --kubelet-client-certificate/--kubelet-client-key. */
   client: CertAndKey;
@@ -57,7 +63,7 @@ function frame(channel: number, data: string | Buffer): Buffer {
 function serveExec(ws: WebSocket, url: URL, kind: string): void {
   const command = url.searchParams.getAll('command');
   const success = () => {
-    ws.send(frame(ERROR, JSON.stringify({ metadata: {}, status: 'Success' })));
+    ws.send(frame(ERROR, SUCCESS));
     ws.close(1000);
   };
   if (kind === 'exec' && command[0] === 'echo') {
@@ -73,6 +79,75 @@ function serveExec(ws: WebSocket, url: URL, kind: string): void {
   });
 }
 
+const SUCCESS = JSON.stringify({ metadata: {}, status: 'Success' });
+/**
+ * The subprotocol kubectl 1.31+ tunnels port-forward's SPDY in, over a WebSocket. `ws` refuses it
+ * (a `/` is no token character), so it is offered to `ws` under a stand-in name and the answer's
+ * header put back.
+ */
+const SPDY_TUNNEL = 'SPDY/3.1+portforward.k8s.io';
+const SPDY_TUNNEL_TOKEN = 'spdy-3.1-portforward';
+
+/**
+ * exec/attach over SPDY/3.1 with the v4 stream protocol: the client opens one stream per channel
+ * (header `streamtype`); once all it asked for are open the command runs as serveExec's does, and
+ * the exit status goes on the error stream as a v4 Status.
+ */
+function serveSpdyExec(socket: Duplex, url: URL, kind: string): void {
+  const flag = (name: string) => ['1', 'true'].includes(url.searchParams.get(name) ?? '');
+  const wanted = ['error', ...['stdin', 'stdout', 'stderr'].filter(flag), ...(flag('tty') ? ['resize'] : [])];
+  const open = new Map<string, SpdyStream>();
+  const command = url.searchParams.getAll('command');
+  serveSpdy(socket, (stream) => {
+    open.set(stream.headers.get('streamtype') ?? '', stream);
+    if (!wanted.every((t) => open.has(t))) return;
+    const finish = () => {
+      open.get('stdout')?.end();
+      open.get('stderr')?.end();
+      open.get('error')!.end(SUCCESS);
+    };
+    if (kind === 'exec' && command[0] === 'echo') {
+      open.get('stdout')?.write(`${command.slice(1).join(' ')}\n`);
+      finish();
+      return;
+    }
+    const stdin = open.get('stdin');
+    if (!stdin) return finish();
+    stdin.on('data', (c) => open.get('stdout')?.write(c));
+    stdin.on('end', finish);
+  });
+}
+
+/** portforward over SPDY/3.1: each data stream (headers `port`, `requestid`) is piped to 127.0.0.1:port. */
+function serveSpdyPortForward(socket: Duplex): void {
+  const errors = new Map<string, SpdyStream>();
+  serveSpdy(socket, (stream) => {
+    const id = stream.headers.get('requestid') ?? '';
+    if (stream.headers.get('streamtype') === 'error') {
+      errors.set(id, stream);
+      return;
+    }
+    const tcp = connect(Number(stream.headers.get('port')), '127.0.0.1');
+    const done = () => {
+      errors.get(id)?.end();
+      errors.delete(id);
+    };
+    tcp.on('data', (c: Buffer) => stream.write(c));
+    tcp.on('end', () => {
+      stream.end();
+      done();
+    });
+    tcp.on('error', (e) => {
+      errors.get(id)?.write(`error forwarding port ${stream.headers.get('port')}: ${e.message}`);
+      stream.end();
+      done();
+    });
+    stream.on('data', (c) => tcp.write(c));
+    stream.on('end', () => tcp.end());
+    stream.on('reset', () => tcp.destroy());
+  });
+}
+
 export async function startStandInKubelet(): Promise<StandInKubelet> {
   const ca = createCa('stand-in-ca');
   const serving = issueClientCert(ca, { cn: 'stand-in-kubelet', usage: 'server', hosts: ['127.0.0.1', 'localhost'] });
@@ -81,7 +156,7 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
   const backendRequests: KubeletRequest[] = [];
   const record = (list: KubeletRequest[], req: IncomingMessage) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate?.();
-    list.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, clientCn: peer && 'subject' in peer && peer.subject ? String(peer.subject.CN) : undefined });
+    list.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers }, clientCn: peer && 'subject' in peer && peer.subject ? String(peer.subject.CN) : undefined });
   };
 
   const kubelet: HttpsServer = createHttps({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
@@ -111,23 +186,28 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
   });
   const wss = new WebSocketServer({
     noServer: true,
-    handleProtocols: (protocols) => ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'portforward.k8s.io'].find((p) => protocols.has(p)) ?? false,
+    handleProtocols: (protocols) => ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'portforward.k8s.io', SPDY_TUNNEL_TOKEN].find((p) => protocols.has(p)) ?? false,
+  });
+  wss.on('headers', (headers) => {
+    const i = headers.indexOf(`Sec-WebSocket-Protocol: ${SPDY_TUNNEL_TOKEN}`);
+    if (i >= 0) headers[i] = `Sec-WebSocket-Protocol: ${SPDY_TUNNEL}`;
   });
   kubelet.on('upgrade', (req: IncomingMessage, socket, head) => {
     record(requests, req);
     const url = new URL(req.url ?? '/', 'https://kubelet');
     const kind = url.pathname.split('/')[1];
     if (String(req.headers.upgrade).toLowerCase() === 'spdy/3.1') {
-      // no SPDY framing here: the switch is answered as a kubelet answers it and the bytes echoed,
-      // which is all the API server's side of the connection may rely on
       const offered = String(req.headers['x-stream-protocol-version'] ?? '').split(',')[0].trim();
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${offered}\r\n\r\n`);
-      if (head.length) socket.write(head);
-      socket.pipe(socket);
+      if (head.length) socket.unshift(head);
+      if (kind === 'portForward') serveSpdyPortForward(socket);
+      else serveSpdyExec(socket, url, kind);
       return;
     }
+    if (String(req.headers['sec-websocket-protocol'] ?? '').split(',').some((p) => p.trim() === SPDY_TUNNEL)) req.headers['sec-websocket-protocol'] = SPDY_TUNNEL_TOKEN;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      if (kind === 'exec' || kind === 'attach') serveExec(ws, url, kind);
+      if (ws.protocol === SPDY_TUNNEL_TOKEN) serveSpdyPortForward(createWebSocketStream(ws));
+      else if (kind === 'exec' || kind === 'attach') serveExec(ws, url, kind);
       else ws.on('message', (data: Buffer) => ws.send(data)); // portForward: the bytes come back
     });
   });
@@ -150,9 +230,16 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
 
   await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  const echoed = new Set<Duplex>();
+  const echo: TcpServer = createTcp((c) => {
+    echoed.add(c.on('close', () => echoed.delete(c)));
+    c.pipe(c);
+  });
+  await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
   return {
     port: (kubelet.address() as AddressInfo).port,
     backendPort: (backend.address() as AddressInfo).port,
+    echoPort: (echo.address() as AddressInfo).port,
     ca,
     client,
     requests,
@@ -161,7 +248,8 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
       wss.close();
       kubelet.closeAllConnections();
       backend.closeAllConnections();
-      await Promise.all([new Promise((r) => kubelet.close(r)), new Promise((r) => backend.close(r))]);
+      for (const c of echoed) c.destroy();
+      await Promise.all([new Promise((r) => kubelet.close(r)), new Promise((r) => backend.close(r)), new Promise((r) => echo.close(r))]);
     },
   };
 }
