@@ -9,6 +9,7 @@ import { createServer as createHttp, type IncomingMessage, type Server as HttpSe
 import { connect, createServer as createTcp, type AddressInfo, type Server as TcpServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { gzipSync } from 'node:zlib';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { serveSpdy, type SpdyStream } from './spdy-server.ts';
 import { createCa, issueClientCert, type CertAndKey } from '../../src/certs/pki.ts';
@@ -148,6 +149,14 @@ function serveSpdyPortForward(socket: Duplex): void {
   });
 }
 
+/** The HTML page of the backend (`…/page.html`, `?gzip` for a gzip body); `$HOST` is its own host:port. */
+export const BACKEND_PAGE =
+  '<!DOCTYPE html><html><head><link href="/style.css" rel="stylesheet"><script src="/app.js"></script></head>' +
+  '<body background="/bg.png"><a href="/abs/path?q=1#top">abs</a> <a href="rel/path">rel</a> ' +
+  '<a href="http://$HOST/same-host/">same host</a> <a href="http://elsewhere.example/x">other host</a> ' +
+  '<a href="//elsewhere.example/y">scheme-relative</a> <img src="/img/ü.png" alt="/not-a-link"> ' +
+  '<form action="/submit"><input formaction="/alt"></form><p data-x="/untouched">/text/stays</p></body></html>';
+
 export async function startStandInKubelet(): Promise<StandInKubelet> {
   const ca = createCa('stand-in-ca');
   const serving = issueClientCert(ca, { cn: 'stand-in-kubelet', usage: 'server', hosts: ['127.0.0.1', 'localhost'] });
@@ -218,6 +227,15 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
     if (url.pathname.endsWith('/redirect')) {
       res.writeHead(302, { location: '/moved/here' });
       res.end();
+      return;
+    }
+    if (url.pathname.endsWith('/page.html')) {
+      // links of every kind a proxied page may carry (the proxy rewrites the absolute paths on this host)
+      const page = BACKEND_PAGE.replaceAll('$HOST', req.headers.host ?? '');
+      const gzip = url.searchParams.has('gzip');
+      const body = gzip ? gzipSync(page) : Buffer.from(page);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(body);
       return;
     }
     const chunks: Buffer[] = [];

@@ -157,6 +157,26 @@ test.serial('proxy: a redirect Location on the backend is rewritten under the pr
   t.is(res.headers.get('location'), `${s.url}/api/v1/namespaces/${NS}/pods/p:${k.backendPort}/proxy/moved/here`);
 });
 
+test.serial('proxy: links in a proxied HTML page get the proxy path, gzip bodies too; other pages are untouched', async (t) => {
+  const prefix = `/api/v1/namespaces/${NS}/pods/p:${k.backendPort}/proxy`;
+  const through = `${s.url}${prefix}`;
+  const expected =
+    `<!DOCTYPE html><html><head><link href="${through}/style.css" rel="stylesheet"><script src="${through}/app.js"></script></head>` +
+    `<body background="${through}/bg.png"><a href="${through}/abs/path?q=1#top">abs</a> <a href="rel/path">rel</a> ` +
+    `<a href="${through}/same-host/">same host</a> <a href="http://elsewhere.example/x">other host</a> ` +
+    `<a href="//elsewhere.example/y">scheme-relative</a> <img src="${through}/img/%C3%BC.png" alt="/not-a-link"> ` +
+    `<form action="${through}/submit"><input formaction="${through}/alt"></form><p data-x="/untouched">/text/stays</p></body></html>`;
+  for (const query of ['', '?gzip']) {
+    const res = await fetch(`${through}/page.html${query}`);
+    t.is(res.status, 200);
+    t.is(res.headers.get('content-encoding'), query ? 'gzip' : null);
+    t.is(await res.text(), expected, `page${query}`);
+  }
+  // a plain-text body with a path in it is not HTML: passed as written
+  const plain = await fetch(`${through}/abs`);
+  t.is(await plain.text(), 'backend GET /abs\n');
+});
+
 function wsUrl(path: string): string {
   return `${s.url.replace(/^http/, 'ws')}${path}`;
 }

@@ -11,6 +11,7 @@ import type { KubeletOptions } from '../../config/kubelet.ts';
 import type { RequestAttributes, RequestTarget } from '../../request/attributes.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import type { GenericRegistry } from '../rest.ts';
+import { htmlLinkStages, rewritableHtml } from './html-links.ts';
 import { kubeletOf, podNode, serviceBackend, splitSchemeNamePort, urlHost, type HostPort } from './location.ts';
 import { chooseContainer, kubeletLogQuery, parseLogOptions } from './log-options.ts';
 import { forwardHeaders, Transport } from './transport.ts';
@@ -134,8 +135,12 @@ export class KubeletService {
     const headers = forwardHeaders(upstream.headers, false);
     const location = headers.location;
     if (typeof location === 'string') headers.location = rewriteLocation(location, url, prefix, req);
+    // links inside HTML pages get the proxy prefix too; the rewritten page has another length
+    const html = rewritableHtml(headers['content-type'], headers['content-encoding']);
+    if (html) delete headers['content-length'];
     res.writeHead(upstream.statusCode, headers);
-    await pipeline(upstream.body, res).catch(() => res.destroy());
+    const stages = html ? htmlLinkStages(headers['content-encoding'], (link) => rewriteLocation(link, url, prefix, req)) : [];
+    await pipeline([upstream.body, ...stages, res]).catch(() => res.destroy());
   }
 
   /** The kubelet URL of an exec/attach/portforward upgrade (after checking the pod can take one). */
