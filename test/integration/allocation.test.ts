@@ -90,6 +90,20 @@ test('node ports for NodePort and LoadBalancer services: allocated, checked, kep
   t.is(reuse.status, 201, reuse.text);
 });
 
+test('ports a service names are taken before automatic ones: an earlier automatic port never takes a later named one', async (t) => {
+  // two ports in the range: the first entry's automatic pick must leave 30000 to the second entry
+  const s = await startServer({ serviceNodePortRange: '30000-30001' });
+  t.teardown(() => s.close());
+  for (let i = 0; i < 8; i++) {
+    const dry = await s.req('POST', `${SVC}?dryRun=All`, svc('dry', { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81 }] }));
+    t.is(dry.status, 201, dry.text);
+    t.deepEqual(dry.json.spec.ports.map((p: { nodePort: number }) => p.nodePort).sort(), [30000, 30001], 'a dry run picks distinct ports');
+  }
+  const r = await create(s, 'mixed', { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 30000 }] });
+  t.is(r.status, 201, r.text);
+  t.deepEqual(r.json.spec.ports.map((p: { nodePort: number }) => p.nodePort), [30001, 30000]);
+});
+
 test('a dry run shows an allocation and keeps nothing; nor does a create of a taken name', async (t) => {
   const s = await startServer({ serviceClusterIPRange: '10.8.0.0/30' }); // two usable, one kept: one to give
   t.teardown(() => s.close());

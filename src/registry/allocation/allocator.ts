@@ -66,12 +66,12 @@ export class RangeAllocator {
     return off;
   }
 
-  private nextFree(bits: Bitmap): number {
+  private nextFree(bits: Bitmap, avoid: ReadonlySet<number>): number {
     // a random start, as the reference's allocator: servers racing for the next value rarely collide
     const start = Math.floor(Math.random() * this.range.size);
     for (let i = 0; i < this.range.size; i++) {
       const off = (start + i) % this.range.size;
-      if (!bits.has(off) && !this.reserved.has(off)) return off;
+      if (!bits.has(off) && !this.reserved.has(off) && !avoid.has(off)) return off;
     }
     throw new AllocationError('full');
   }
@@ -86,10 +86,18 @@ export class RangeAllocator {
     });
   }
 
-  /** Take any free value (full when none is left). `dryRun`: pick one, keep nothing. */
-  allocateNext(dryRun = false): Promise<string | number> {
+  /**
+   * Take any free value (full when none is left). `dryRun`: pick one, keep nothing. `avoid`: values
+   * not to pick though free (a dry run's earlier picks for the same object).
+   */
+  allocateNext(dryRun = false, avoid: ReadonlySet<string | number> = new Set()): Promise<string | number> {
     return this.modify((bits) => {
-      const off = this.nextFree(bits);
+      const avoidOffsets = new Set<number>();
+      for (const v of avoid) {
+        const off = this.range.offsetOf(v);
+        if (off !== undefined) avoidOffsets.add(off);
+      }
+      const off = this.nextFree(bits, avoidOffsets);
       bits.set(off);
       return { result: this.range.valueAt(off), changed: !dryRun };
     });

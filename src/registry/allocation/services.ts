@@ -209,29 +209,45 @@ export class ServiceAllocations {
     }
   }
 
-  /** Node ports of a NodePort or LoadBalancer service: kept when the old object held them, else allocated. Returns the kept ones. */
+  /**
+   * Node ports of a NodePort or LoadBalancer service: kept when the old object held them, else
+   * allocated. Ports the spec names are taken first, so an automatic pick never lands on a port a
+   * later entry asks for. Returns the kept ones.
+   */
   private async allocatePorts(spec: JsonObject, oldPorts: number[], req: AdmissionRequest, taken: Held): Promise<Set<number>> {
     const kept = new Set<number>();
     if (!NODE_PORT_TYPES.has(asString(spec.type) ?? '')) return kept;
-    const ports = asArray(spec.ports) ?? [];
-    for (let i = 0; i < ports.length; i++) {
-      const port = asObject(ports[i]);
-      if (!port) continue;
-      const requested = typeof port.nodePort === 'number' && port.nodePort > 0 ? port.nodePort : undefined;
-      if (requested !== undefined && oldPorts.includes(requested) && !kept.has(requested)) {
-        kept.add(requested);
-        continue;
-      }
+    const ports = (asArray(spec.ports) ?? []).map((p) => asObject(p));
+    const requestedAt = (i: number): number | undefined => {
+      const n = ports[i]?.nodePort;
+      return typeof n === 'number' && n > 0 ? n : undefined;
+    };
+    const chosen = new Set<number>(); // this spec's ports so far: a dry run keeps nothing, so two automatic picks must differ here
+    const take = async (i: number, requested: number | undefined): Promise<void> => {
+      const port = ports[i];
+      if (!port) return;
       try {
-        const p = Number(requested !== undefined ? await this.ports.allocate(requested, req.dryRun) : await this.ports.allocateNext(req.dryRun));
+        const p = Number(requested !== undefined ? await this.ports.allocate(requested, req.dryRun) : await this.ports.allocateNext(req.dryRun, chosen));
         if (!req.dryRun) taken.ports.push(p);
+        chosen.add(p);
         port.nodePort = p;
       } catch (e) {
         if (!(e instanceof AllocationError)) throw e;
         if (e.failure === 'full') throw new StatusError(500, 'InternalError', 'Internal error occurred: failed to allocate a nodePort: range is full');
         throw this.invalid(req, field.invalid(`spec.ports[${i}].nodePort`, requested, failureMessage(e, 'port', this.ports.range.text)));
       }
+    };
+    for (let i = 0; i < ports.length; i++) {
+      const requested = requestedAt(i);
+      if (requested === undefined) continue;
+      if (oldPorts.includes(requested) && !kept.has(requested)) {
+        kept.add(requested);
+        chosen.add(requested);
+        continue;
+      }
+      await take(i, requested);
     }
+    for (let i = 0; i < ports.length; i++) if (requestedAt(i) === undefined) await take(i, undefined);
     return kept;
   }
 }
