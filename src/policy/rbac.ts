@@ -3,7 +3,7 @@
 // (scope "*"), RoleBindings only in their namespace (scope <ns>); a RoleBinding may name a
 // ClusterRole, whose rules then apply only in the binding's namespace. Subjects: User → users,
 // Group → groups, ServiceAccount → users["system:serviceaccount:<ns>:<name>"].
-import { emptyPolicy, own, record, type CompiledPolicy, type DataPatch, type Grant, type Rule } from './format.ts';
+import { emptyPolicy, record, type CompiledPolicy, type DataPatch, type Grant, type Rule, type ScopeIndex } from './format.ts';
 
 export interface PolicyRuleObject {
   verbs?: string[];
@@ -89,20 +89,33 @@ function place(b: BindingObject, cluster: boolean, o: number): { placements: Pla
   return { placements, errors };
 }
 
-function bucketId(scope: string, kind: BucketKind, key: string): string {
-  return JSON.stringify([scope, kind, key]);
+/** One scope's subject buckets: subject → its grants, sorted by order. */
+interface ScopeBuckets { users: Map<string, Grant[]>; groups: Map<string, Grant[]> }
+
+/** A new list: `list` without `gone` and with `add` at its place by order (lists are never mutated). */
+function withGrant(list: readonly Grant[], gone: Grant | undefined, add: Grant | undefined): Grant[] {
+  const out: Grant[] = [];
+  let placed = add === undefined;
+  for (const g of list) {
+    if (g === gone) continue;
+    if (!placed && g.o > add!.o) { out.push(add!); placed = true; }
+    out.push(g);
+  }
+  if (!placed) out.push(add!);
+  return out;
 }
 
 /**
  * Live RBAC state that compiles to the unified format and, on each change, yields the few data
  * patches (one per touched role or subject bucket) that bring an engine's data up to date.
+ * Bucket lists are replaced, never mutated, so compile() and patches hand them out without copying.
  */
 export class RbacCompiler {
   private roles = record<Rule[]>();
   /** binding id → its order and placements. */
   private bindings = new Map<string, { o: number; placements: Placement[] }>();
-  /** bucket id → (binding id → grant). */
-  private buckets = new Map<string, Map<string, Grant>>();
+  /** scope → subject buckets, in first-seen order (the compiled document's key order). */
+  private buckets = new Map<string, ScopeBuckets>();
   private nextOrder = 1;
   /** Resolution errors of the bindings as they are now (a fixed or removed binding drops its own). */
   private readonly bindingErrors = new Map<string, string[]>();
@@ -114,49 +127,49 @@ export class RbacCompiler {
   constructor(objects: RbacObjects = {}) {
     for (const r of objects.clusterRoles ?? []) this.roles[roleKey('ClusterRole', r.metadata.name)] = (r.rules ?? []).map(toRule);
     for (const r of objects.roles ?? []) this.roles[roleKey('Role', r.metadata.name, r.metadata.namespace)] = (r.rules ?? []).map(toRule);
-    // the initial load needs no patches: building them re-sorted every touched bucket per binding
     for (const b of objects.clusterRoleBindings ?? []) this.setBinding(b, true);
     for (const b of objects.roleBindings ?? []) this.setBinding(b, false);
   }
 
-  private bucketList(id: string): Grant[] {
-    const m = this.buckets.get(id);
-    return m ? [...m.values()].sort((a, b) => a.o - b.o) : [];
+  private bucketsOf(scope: string, kind: BucketKind): Map<string, Grant[]> {
+    let s = this.buckets.get(scope);
+    if (!s) this.buckets.set(scope, (s = { users: new Map(), groups: new Map() }));
+    return s[kind];
   }
 
-  private patchFor(scope: string, kind: BucketKind, key: string): DataPatch {
-    const list = this.bucketList(bucketId(scope, kind, key));
-    return { path: ['portcullis', 'scopes', scope, kind, key], value: list.length ? list : undefined };
+  /** Moves a grant into or out of its bucket. */
+  private place(p: Placement, add: boolean): void {
+    const m = this.bucketsOf(p.scope, p.kind);
+    const list = m.get(p.key);
+    // the initial load adds in order: appending keeps the list sorted
+    if (add && (!list || list.length === 0 || list[list.length - 1].o < p.grant.o)) m.set(p.key, list ? [...list, p.grant] : [p.grant]);
+    else if (list) m.set(p.key, withGrant(list, add ? undefined : p.grant, add ? p.grant : undefined));
+  }
+
+  private patchFor(p: Placement): DataPatch {
+    const list = this.buckets.get(p.scope)?.[p.kind].get(p.key);
+    return { path: ['portcullis', 'scopes', p.scope, p.kind, p.key], value: list?.length ? list : undefined };
   }
 
   /** Adds or replaces a (Cluster)RoleBinding; returns the data patches. */
   upsertBinding(b: BindingObject, cluster: boolean): DataPatch[] {
-    return [...this.setBinding(b, cluster).values()].map((p) => this.patchFor(p.scope, p.kind, p.key));
+    return this.setBinding(b, cluster).map((p) => this.patchFor(p));
   }
 
-  /** Adds or replaces a binding; returns the buckets it touched (by bucket id). */
-  private setBinding(b: BindingObject, cluster: boolean): Map<string, Placement> {
+  /** Adds or replaces a binding; returns the buckets it touched (each once). */
+  private setBinding(b: BindingObject, cluster: boolean): Placement[] {
     const id = `${cluster ? 'crb' : 'rb'}:${b.metadata.namespace ?? ''}/${b.metadata.name}`;
     const old = this.bindings.get(id);
     const o = old?.o ?? this.nextOrder++;
-    const touched = new Map<string, Placement>();
-    for (const p of old?.placements ?? []) {
-      const bid = bucketId(p.scope, p.kind, p.key);
-      this.buckets.get(bid)?.delete(id);
-      touched.set(bid, p);
-    }
-    const { placements, errors } = place(b, cluster, o);
+    for (const p of old?.placements ?? []) this.place(p, false);
+    const { placements: all, errors } = place(b, cluster, o);
+    // a subject named twice (or a ServiceAccount spelled as its user too) is one grant: the last one's reason
+    const placements = all.length > 1 ? lastPerBucket(all) : all;
     if (errors.length) this.bindingErrors.set(id, errors);
     else this.bindingErrors.delete(id);
-    for (const p of placements) {
-      const bid = bucketId(p.scope, p.kind, p.key);
-      let m = this.buckets.get(bid);
-      if (!m) this.buckets.set(bid, (m = new Map()));
-      m.set(id, p.grant);
-      touched.set(bid, p);
-    }
+    for (const p of placements) this.place(p, true);
     this.bindings.set(id, { o, placements });
-    return touched;
+    return old ? distinctBuckets([...old.placements, ...placements]) : placements;
   }
 
   removeBinding(meta: ObjectMeta, cluster: boolean): DataPatch[] {
@@ -165,8 +178,8 @@ export class RbacCompiler {
     if (!old) return [];
     this.bindings.delete(id);
     this.bindingErrors.delete(id);
-    for (const p of old.placements) this.buckets.get(bucketId(p.scope, p.kind, p.key))?.delete(id);
-    return old.placements.map((p) => this.patchFor(p.scope, p.kind, p.key));
+    for (const p of old.placements) this.place(p, false);
+    return distinctBuckets(old.placements).map((p) => this.patchFor(p));
   }
 
   /** Adds or replaces a Role/ClusterRole: one patch, whatever the number of bindings. */
@@ -182,20 +195,42 @@ export class RbacCompiler {
     return [{ path: ['portcullis', 'roles', key], value: undefined }];
   }
 
-  /** The whole compiled policy (for bundles and full reloads). */
+  /** The whole compiled policy (for bundles and full reloads); shares the (immutable) bucket lists. */
   compile(): CompiledPolicy {
     const p = emptyPolicy();
     for (const [k, v] of Object.entries(this.roles)) p.roles[k] = v;
-    for (const id of this.buckets.keys()) {
-      const list = this.bucketList(id);
-      if (!list.length) continue;
-      const [scope, kind, key] = JSON.parse(id) as [string, BucketKind, string];
-      let idx = own(p.scopes, scope);
-      if (!idx) p.scopes[scope] = idx = { users: record(), groups: record(), any: [] };
-      idx[kind][key] = list;
+    for (const [scope, s] of this.buckets) {
+      let idx: ScopeIndex | undefined;
+      for (const kind of ['users', 'groups'] as const) {
+        for (const [key, list] of s[kind]) {
+          if (!list.length) continue;
+          idx ??= p.scopes[scope] = { users: record(), groups: record(), any: [] };
+          idx[kind][key] = list;
+        }
+      }
     }
     return p;
   }
+}
+
+const bucketOf = (p: Placement) => `${p.scope}\0${p.kind}\0${p.key}`;
+
+/** One placement per bucket, the last one's grant at the first one's position. */
+function lastPerBucket(ps: readonly Placement[]): Placement[] {
+  const m = new Map<string, Placement>();
+  for (const p of ps) m.set(bucketOf(p), p);
+  return m.size === ps.length ? [...ps] : [...m.values()];
+}
+
+/** Placements with one per bucket (a binding naming a subject twice touches its bucket once). */
+function distinctBuckets(ps: readonly Placement[]): Placement[] {
+  const seen = new Set<string>();
+  return ps.filter((p) => {
+    const id = bucketOf(p);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
 
 export function compileRbac(objects: RbacObjects): CompiledPolicy {

@@ -9,7 +9,7 @@
 //   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity, keyMask]
 //          (keyMask: OR of the keys' keyBits, so an absent engine key is known absent at once)
 // Objects keep insertion order; those with more than SMALL_OBJECT keys also get an open-addressing
-// hash index (slots hold entry+1) so data maps keyed by user or group cost O(1) per lookup.
+// hash index (slots hold [hash, entry+1]) so data maps keyed by user or group cost O(1) per lookup.
 // Object keys spelled like one of the engine's own key names (internLit) are replaced by that one
 // canonical value when parsed or set, so the engine finds its keys by pointer compare (getK).
 
@@ -190,14 +190,16 @@ function hashBytes(p: usize, n: u32): u32 {
 function buildIndex(o: usize, count: u32): void {
   let cap: u32 = 16;
   while (cap < count * 2) cap <<= 1;
-  let slots = __alloc(<usize>cap << 2);
-  memory.fill(slots, 0, <usize>cap << 2);
+  let slots = __alloc(<usize>cap << 3);
+  memory.fill(slots, 0, <usize>cap << 3);
   let mask = cap - 1;
   for (let i: u32 = 0; i < count; i++) {
     let k = objKey(o, i);
-    let h = hashBytes(strPtr(k), strLen(k)) & mask;
-    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-    store<u32>(slots + (<usize>h << 2), i + 1);
+    let hash = hashBytes(strPtr(k), strLen(k));
+    let h = hash & mask;
+    while (load<u32>(slots + (<usize>h << 3), 4) != 0) h = (h + 1) & mask;
+    store<u32>(slots + (<usize>h << 3), hash);
+    store<u32>(slots + (<usize>h << 3), i + 1, 4);
   }
   store<u32>(o, <u32>slots, 16);
   store<u32>(o, mask, 20);
@@ -215,12 +217,17 @@ export function objFindBytes(o: usize, kp: usize, kn: u32): i32 {
     return -1;
   }
   let mask = load<u32>(o, 20);
-  let h = hashBytes(kp, kn) & mask;
+  let hash = hashBytes(kp, kn);
+  let h = hash & mask;
   while (true) {
-    let e = load<u32>(slots + (<usize>h << 2));
+    let slot = slots + (<usize>h << 3);
+    let e = load<u32>(slot, 4);
     if (e == 0) return -1;
-    let k = objKey(o, e - 1);
-    if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>(e - 1);
+    // the stored hash spares the key (elsewhere in memory) unless it is very likely the one
+    if (load<u32>(slot) == hash) {
+      let k = objKey(o, e - 1);
+      if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>(e - 1);
+    }
     h = (h + 1) & mask;
   }
   return -1;
@@ -283,9 +290,11 @@ export function objSet(o: usize, key: usize, v: usize): void {
   let slots = <usize>load<u32>(o, 16);
   if (slots != 0 && count * 2 <= load<u32>(o, 20) + 1) {
     let mask = load<u32>(o, 20);
-    let h = hashBytes(strPtr(key), strLen(key)) & mask;
-    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-    store<u32>(slots + (<usize>h << 2), count);
+    let hash = hashBytes(strPtr(key), strLen(key));
+    let h = hash & mask;
+    while (load<u32>(slots + (<usize>h << 3), 4) != 0) h = (h + 1) & mask;
+    store<u32>(slots + (<usize>h << 3), hash);
+    store<u32>(slots + (<usize>h << 3), count, 4);
   } else if (count > SMALL_OBJECT) {
     buildIndex(o, count);
   }
