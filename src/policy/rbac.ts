@@ -48,31 +48,38 @@ export function toRule(r: PolicyRuleObject): Rule {
 type BucketKind = 'users' | 'groups';
 interface Placement { scope: string; kind: BucketKind; key: string; grant: Grant }
 
+/** How a reason names a subject; ServiceAccounts with their namespace. */
 function subjectText(s: SubjectObject, bindingNs: string): string {
-  if (s.kind === 'ServiceAccount') return `ServiceAccount "${s.name}/${s.namespace || bindingNs}"`;
-  return `${s.kind} "${s.name}"`;
+  if (s.kind === 'ServiceAccount') return ['ServiceAccount "', s.name, '/', s.namespace || bindingNs, '"'].join('');
+  return [s.kind, ' "', s.name, '"'].join('');
 }
 
-/** Where one binding's grants go (one per applicable subject); also returns resolution errors. */
-function place(b: BindingObject, cluster: boolean, o: number): { placements: Placement[]; errors: string[] } {
+const NO_PLACEMENTS: readonly Placement[] = Object.freeze([]);
+const NO_ERRORS: readonly string[] = Object.freeze([]);
+
+/**
+ * Where one binding's grants go (one per applicable subject); also returns resolution errors.
+ * Hot at start-up (once per binding): strings are built by join, flat at once (a template literal
+ * leaves a rope that every later serialisation flattens again), and role keys are shared.
+ */
+function place(b: BindingObject, cluster: boolean, o: number, roleKeys: Map<string, string>): { placements: readonly Placement[]; errors: readonly string[] } {
   const ns = cluster ? '' : b.metadata.namespace ?? '';
   const scope = cluster ? '*' : ns;
-  const errors: string[] = [];
   const bindingKind = cluster ? 'ClusterRoleBinding' : 'RoleBinding';
   const bindingName = cluster ? b.metadata.name : `${b.metadata.name}/${ns}`;
   if (!cluster && (ns === '' || ns === '*')) {
     // '*' is the cluster-wide scope key and '' the cluster scope: a RoleBinding grants inside one real namespace only
-    errors.push(`${bindingKind} ${bindingName}: a RoleBinding needs a namespace (got ${JSON.stringify(ns)})`);
-    return { placements: [], errors };
+    return { placements: NO_PLACEMENTS, errors: [`${bindingKind} ${bindingName}: a RoleBinding needs a namespace (got ${JSON.stringify(ns)})`] };
   }
-  let role: string;
-  if (b.roleRef.kind === 'ClusterRole') role = roleKey('ClusterRole', b.roleRef.name);
-  else if (b.roleRef.kind === 'Role' && !cluster) role = roleKey('Role', b.roleRef.name, ns);
-  else {
-    errors.push(`${bindingKind} ${bindingName}: unsupported roleRef kind ${b.roleRef.kind}`);
-    return { placements: [], errors };
-  }
+  let role: string | undefined;
+  if (b.roleRef.kind === 'ClusterRole') {
+    role = roleKeys.get(b.roleRef.name);
+    if (role === undefined) roleKeys.set(b.roleRef.name, (role = roleKey('ClusterRole', b.roleRef.name)));
+  } else if (b.roleRef.kind === 'Role' && !cluster) role = roleKey('Role', b.roleRef.name, ns);
+  else return { placements: NO_PLACEMENTS, errors: [`${bindingKind} ${bindingName}: unsupported roleRef kind ${b.roleRef.kind}`] };
   const placements: Placement[] = [];
+  let errors: string[] | undefined;
+  const head = ['RBAC: allowed by ', bindingKind, ' "', bindingName, '" of ', b.roleRef.kind, ' "', b.roleRef.name, '" to '].join('');
   for (const s of b.subjects ?? []) {
     let kind: BucketKind;
     let key: string;
@@ -80,13 +87,19 @@ function place(b: BindingObject, cluster: boolean, o: number): { placements: Pla
     else if (s.kind === 'Group') { kind = 'groups'; key = s.name; }
     else if (s.kind === 'ServiceAccount') {
       const sans = s.namespace || ns;
-      if (!sans) { errors.push(`${bindingKind} ${bindingName}: ServiceAccount subject ${s.name} needs a namespace`); continue; }
+      if (!sans) { (errors ??= []).push(`${bindingKind} ${bindingName}: ServiceAccount subject ${s.name} needs a namespace`); continue; }
       kind = 'users'; key = `system:serviceaccount:${sans}:${s.name}`;
-    } else { errors.push(`${bindingKind} ${bindingName}: unknown subject kind ${s.kind}`); continue; }
-    const reason = `RBAC: allowed by ${bindingKind} "${bindingName}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${subjectText(s, ns)}`;
-    placements.push({ scope, kind, key, grant: { o, reason, role } });
+    } else { (errors ??= []).push(`${bindingKind} ${bindingName}: unknown subject kind ${s.kind}`); continue; }
+    placements.push({ scope, kind, key, grant: { o, reason: [head, subjectText(s, ns)].join(''), role } });
   }
-  return { placements, errors };
+  return { placements, errors: errors ?? NO_ERRORS };
+}
+
+/** A binding as compiled: its order (kept when it changes) and where its grants went. */
+interface BindingEntry { o: number; placements: readonly Placement[]; hasErrors: boolean }
+
+function bindingId(cluster: boolean, ns: string, name: string): string {
+  return `${cluster ? 'crb' : 'rb'}:${ns}/${name}`;
 }
 
 /** One scope's subject buckets: subject → its grants, sorted by order. */
@@ -112,8 +125,10 @@ function withGrant(list: readonly Grant[], gone: Grant | undefined, add: Grant |
  */
 export class RbacCompiler {
   private roles = record<Rule[]>();
-  /** binding id → its order and placements. */
-  private bindings = new Map<string, { o: number; placements: Placement[] }>();
+  /** (cluster ? crb : rb) → namespace → name → the binding's order and placements (no joined ids). */
+  private readonly bindings = { crb: new Map<string, Map<string, BindingEntry>>(), rb: new Map<string, Map<string, BindingEntry>>() };
+  /** ClusterRole name → its compiled key, shared by the grants naming it. */
+  private readonly roleKeys = new Map<string, string>();
   /** scope → subject buckets, in first-seen order (the compiled document's key order). */
   private buckets = new Map<string, ScopeBuckets>();
   private nextOrder = 1;
@@ -157,27 +172,35 @@ export class RbacCompiler {
   }
 
   /** Adds or replaces a binding; returns the buckets it touched (each once). */
-  private setBinding(b: BindingObject, cluster: boolean): Placement[] {
-    const id = `${cluster ? 'crb' : 'rb'}:${b.metadata.namespace ?? ''}/${b.metadata.name}`;
-    const old = this.bindings.get(id);
+  private setBinding(b: BindingObject, cluster: boolean): readonly Placement[] {
+    const ns = b.metadata.namespace ?? '';
+    const byNs = this.bindings[cluster ? 'crb' : 'rb'];
+    let byName = byNs.get(ns);
+    if (!byName) byNs.set(ns, (byName = new Map()));
+    const old = byName.get(b.metadata.name);
     const o = old?.o ?? this.nextOrder++;
-    for (const p of old?.placements ?? []) this.place(p, false);
-    const { placements: all, errors } = place(b, cluster, o);
+    for (const p of old?.placements ?? NO_PLACEMENTS) this.place(p, false);
+    const { placements: all, errors } = place(b, cluster, o, this.roleKeys);
     // a subject named twice (or a ServiceAccount spelled as its user too) is one grant: the last one's reason
     const placements = all.length > 1 ? lastPerBucket(all) : all;
-    if (errors.length) this.bindingErrors.set(id, errors);
-    else this.bindingErrors.delete(id);
+    const hasErrors = errors.length > 0;
+    if (hasErrors || old?.hasErrors) {
+      const id = bindingId(cluster, ns, b.metadata.name);
+      if (hasErrors) this.bindingErrors.set(id, [...errors]);
+      else this.bindingErrors.delete(id);
+    }
     for (const p of placements) this.place(p, true);
-    this.bindings.set(id, { o, placements });
+    byName.set(b.metadata.name, { o, placements, hasErrors });
     return old ? distinctBuckets([...old.placements, ...placements]) : placements;
   }
 
   removeBinding(meta: ObjectMeta, cluster: boolean): DataPatch[] {
-    const id = `${cluster ? 'crb' : 'rb'}:${meta.namespace ?? ''}/${meta.name}`;
-    const old = this.bindings.get(id);
-    if (!old) return [];
-    this.bindings.delete(id);
-    this.bindingErrors.delete(id);
+    const ns = meta.namespace ?? '';
+    const byName = this.bindings[cluster ? 'crb' : 'rb'].get(ns);
+    const old = byName?.get(meta.name);
+    if (!byName || !old) return [];
+    byName.delete(meta.name);
+    if (old.hasErrors) this.bindingErrors.delete(bindingId(cluster, ns, meta.name));
     for (const p of old.placements) this.place(p, false);
     return distinctBuckets(old.placements).map((p) => this.patchFor(p));
   }
@@ -216,14 +239,14 @@ export class RbacCompiler {
 const bucketOf = (p: Placement) => `${p.scope}\0${p.kind}\0${p.key}`;
 
 /** One placement per bucket, the last one's grant at the first one's position. */
-function lastPerBucket(ps: readonly Placement[]): Placement[] {
+function lastPerBucket(ps: readonly Placement[]): readonly Placement[] {
   const m = new Map<string, Placement>();
   for (const p of ps) m.set(bucketOf(p), p);
-  return m.size === ps.length ? [...ps] : [...m.values()];
+  return m.size === ps.length ? ps : [...m.values()];
 }
 
 /** Placements with one per bucket (a binding naming a subject twice touches its bucket once). */
-function distinctBuckets(ps: readonly Placement[]): Placement[] {
+function distinctBuckets(ps: readonly Placement[]): readonly Placement[] {
   const seen = new Set<string>();
   return ps.filter((p) => {
     const id = bucketOf(p);

@@ -147,17 +147,21 @@ export function internLit(s: string): usize {
 
 /** The registered literal with the same bytes as string value k, else k itself. */
 export function intern(k: usize): usize {
-  let n = strLen(k);
-  if (n == 0 || n > INTERN_MAX_LEN || internTable == 0) return k;
-  let p = strPtr(k);
+  let c = internBytes(strPtr(k), strLen(k));
+  return c != 0 ? c : k;
+}
+
+/** The registered literal spelled as the n bytes at p, or 0 (so a parsed key allocates nothing when it is one). */
+export function internBytes(p: usize, n: u32): usize {
+  if (n == 0 || n > INTERN_MAX_LEN || internTable == 0) return 0;
   let h = internSlot(p, n);
   while (true) {
     let c = <usize>load<u32>(internTable + (<usize>h << 2));
-    if (c == 0) return k;
+    if (c == 0) return 0;
     if (strLen(c) == n && bytesEq(strPtr(c), p, n)) return c;
     h = (h + 1) & (INTERN_SLOTS - 1);
   }
-  return k;
+  return 0;
 }
 
 export function bytesEq(a: usize, b: usize, n: u32): bool {
