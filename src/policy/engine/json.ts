@@ -7,7 +7,7 @@
 import {
   T_NULL, T_BOOL, T_NUMBER, T_STRING, T_ARRAY, T_OBJECT,
   typeOf, strLen, strPtr, arrCount, arrAt, objCount, objKey, objVal,
-  newNull, newBool, newNumberText, newString, newArray, newObject, intern, internBytes,
+  newNull, newBool, newNumberText, newString, newStringInline, newArray, newObject, intern, internBytes,
 } from './value';
 
 let pos: usize = 0;
@@ -67,16 +67,20 @@ function putUtf8(out: usize, cp: u32): usize {
   return out + 4;
 }
 
-/** An object key: an engine key literal when spelled like one (nothing allocated), else a string value. */
+/**
+ * An object key: an engine key literal when spelled like one (nothing allocated), else a string
+ * value with its bytes right after it, so comparing a looked-up key costs one memory access, not two.
+ */
 function parseKey(): usize {
   let start = pos + 1;
   let p = start;
   while (p < end) {
     let c = load<u8>(p);
     if (c == 0x22) {
-      let lit = internBytes(start, <u32>(p - start));
-      if (lit != 0) { pos = p + 1; return lit; }
-      break;
+      let n = <u32>(p - start);
+      pos = p + 1;
+      let lit = internBytes(start, n);
+      return lit != 0 ? lit : newStringInline(start, n);
     }
     if (c == 0x5c) break;
     p++;
@@ -84,6 +88,9 @@ function parseKey(): usize {
   let k = parseString();
   return failed ? 0 : intern(k);
 }
+
+/** Longest string copied next to its value instead of pointing into the source text. */
+const INLINE_MAX: usize = 32;
 
 function parseString(): usize {
   pos++; // opening quote
@@ -98,7 +105,8 @@ function parseString(): usize {
   if (pos >= end) { failed = true; return 0; }
   let stop = pos;
   pos++; // closing quote
-  if (!escaped) return newString(start, <u32>(stop - start));
+  // short strings (names, verbs, role keys) get their bytes next to them, read with the value
+  if (!escaped) return stop - start <= INLINE_MAX ? newStringInline(start, <u32>(stop - start)) : newString(start, <u32>(stop - start));
   // Decode escapes; output is never longer than the source.
   let buf = __alloc(stop - start);
   let out = buf;
