@@ -160,8 +160,13 @@ let stackPtr: usize = 0;
 let stackCap: u32 = 0;
 let stackTop: u32 = 0;
 
-/** Allocates the start-up block: called once by the engine's start, before any data is loaded. */
+/** One `[]` for every document (the engine never changes an array in place): every scope's empty
+ * `any` list is then the same, always cached, value. */
+let emptyArray: usize = 0;
+
+/** Allocates the start-up blocks: called once by the engine's start, before any data is loaded. */
 export function initJson(): void {
+  emptyArray = newArray(0, 0);
   stackBase = __alloc(<usize>STACK_START << 2);
 }
 
@@ -197,7 +202,7 @@ function parseArray(): usize {
   pos++;
   let base = stackTop;
   skipWs();
-  if (peek() == 0x5d) { pos++; return newArray(0, 0); }
+  if (peek() == 0x5d) { pos++; return emptyArray; }
   while (true) {
     let v = parseValue();
     if (failed) return 0;
