@@ -4,6 +4,7 @@ import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { readEngine, PolicyEvaluator } from '../../src/policy/evaluator.ts';
 import { compileAbac } from '../../src/policy/abac.ts';
 import { toData } from '../../src/policy/format.ts';
+import { sarFromFlat } from '../../src/policy/sar.ts';
 
 const V = 'abac.authorization.platform.io/v1beta1';
 const policyText = [
@@ -151,4 +152,19 @@ test('large (hash-indexed) subject maps find every present key and no absent one
     const d = ev.decideRequest({ user: name, groups: ['g'], isResource: true, namespace: 'a', verb: 'get', apiGroup: '', resource: 'pods', subresource: '', name: '', path: '' });
     t.deepEqual(d, present.has(name) ? { allowed: true, reason: `r${i}` } : { allowed: false, reason: 'no policy matched' }, name);
   }
+});
+
+test('compact fast path: non-ASCII fields (written as UTF-8) and lone surrogates (JSON path) decide like the review', async (t) => {
+  const users: Record<string, unknown> = {};
+  const grant = (reason: string) => [{ o: 1, reason, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }];
+  for (const u of ['zoë', 'ascii', '\ud800x', '名前']) users[u] = grant(`for ${u}`);
+  const ev = await PolicyEvaluator.engine({ portcullis: { version: 1, scopes: { 'ns-é': { users, groups: { 'grüppe': grant('by group') }, any: [] } }, roles: {} } });
+  const flat = (user: string, groups: string[], namespace = 'ns-é') => ({ user, groups, isResource: true, namespace, verb: 'get', apiGroup: '', resource: 'pods', subresource: '', name: '', path: '' });
+  for (const u of ['zoë', 'ascii', '\ud800x', '名前', 'zoe', '\ud801x']) {
+    const r = flat(u, ['g1', 'grüppe2']);
+    t.deepEqual(ev.decideRequest(r), ev.decideJson(JSON.stringify(sarFromFlat(r))), u);
+    t.is(ev.decideRequest(r).allowed, u in users, u);
+  }
+  t.deepEqual(ev.decideRequest(flat('nobody', ['x', 'grüppe'])), { allowed: true, reason: 'by group' });
+  t.false(ev.decideRequest(flat('zoë', [], 'ns-e')).allowed);
 });
