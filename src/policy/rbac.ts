@@ -3,7 +3,7 @@
 // (scope "*"), RoleBindings only in their namespace (scope <ns>); a RoleBinding may name a
 // ClusterRole, whose rules then apply only in the binding's namespace. Subjects: User → users,
 // Group → groups, ServiceAccount → users["system:serviceaccount:<ns>:<name>"].
-import { emptyPolicy, own, record, type CompiledPolicy, type DataPatch, type Grant, type Rule } from './format.ts';
+import { emptyPolicy, record, type CompiledPolicy, type DataPatch, type Grant, type Rule, type ScopeIndex } from './format.ts';
 
 export interface PolicyRuleObject {
   verbs?: string[];
@@ -48,31 +48,38 @@ export function toRule(r: PolicyRuleObject): Rule {
 type BucketKind = 'users' | 'groups';
 interface Placement { scope: string; kind: BucketKind; key: string; grant: Grant }
 
+/** How a reason names a subject; ServiceAccounts with their namespace. */
 function subjectText(s: SubjectObject, bindingNs: string): string {
-  if (s.kind === 'ServiceAccount') return `ServiceAccount "${s.name}/${s.namespace || bindingNs}"`;
-  return `${s.kind} "${s.name}"`;
+  if (s.kind === 'ServiceAccount') return ['ServiceAccount "', s.name, '/', s.namespace || bindingNs, '"'].join('');
+  return [s.kind, ' "', s.name, '"'].join('');
 }
 
-/** Where one binding's grants go (one per applicable subject); also returns resolution errors. */
-function place(b: BindingObject, cluster: boolean, o: number): { placements: Placement[]; errors: string[] } {
+const NO_PLACEMENTS: readonly Placement[] = Object.freeze([]);
+const NO_ERRORS: readonly string[] = Object.freeze([]);
+
+/**
+ * Where one binding's grants go (one per applicable subject); also returns resolution errors.
+ * Hot at start-up (once per binding): strings are built by join, flat at once (a template literal
+ * leaves a rope that every later serialisation flattens again), and role keys are shared.
+ */
+function place(b: BindingObject, cluster: boolean, o: number, roleKeys: Map<string, string>): { placements: readonly Placement[]; errors: readonly string[] } {
   const ns = cluster ? '' : b.metadata.namespace ?? '';
   const scope = cluster ? '*' : ns;
-  const errors: string[] = [];
   const bindingKind = cluster ? 'ClusterRoleBinding' : 'RoleBinding';
   const bindingName = cluster ? b.metadata.name : `${b.metadata.name}/${ns}`;
   if (!cluster && (ns === '' || ns === '*')) {
     // '*' is the cluster-wide scope key and '' the cluster scope: a RoleBinding grants inside one real namespace only
-    errors.push(`${bindingKind} ${bindingName}: a RoleBinding needs a namespace (got ${JSON.stringify(ns)})`);
-    return { placements: [], errors };
+    return { placements: NO_PLACEMENTS, errors: [`${bindingKind} ${bindingName}: a RoleBinding needs a namespace (got ${JSON.stringify(ns)})`] };
   }
-  let role: string;
-  if (b.roleRef.kind === 'ClusterRole') role = roleKey('ClusterRole', b.roleRef.name);
-  else if (b.roleRef.kind === 'Role' && !cluster) role = roleKey('Role', b.roleRef.name, ns);
-  else {
-    errors.push(`${bindingKind} ${bindingName}: unsupported roleRef kind ${b.roleRef.kind}`);
-    return { placements: [], errors };
-  }
+  let role: string | undefined;
+  if (b.roleRef.kind === 'ClusterRole') {
+    role = roleKeys.get(b.roleRef.name);
+    if (role === undefined) roleKeys.set(b.roleRef.name, (role = roleKey('ClusterRole', b.roleRef.name)));
+  } else if (b.roleRef.kind === 'Role' && !cluster) role = roleKey('Role', b.roleRef.name, ns);
+  else return { placements: NO_PLACEMENTS, errors: [`${bindingKind} ${bindingName}: unsupported roleRef kind ${b.roleRef.kind}`] };
   const placements: Placement[] = [];
+  let errors: string[] | undefined;
+  const head = ['RBAC: allowed by ', bindingKind, ' "', bindingName, '" of ', b.roleRef.kind, ' "', b.roleRef.name, '" to '].join('');
   for (const s of b.subjects ?? []) {
     let kind: BucketKind;
     let key: string;
@@ -80,29 +87,50 @@ function place(b: BindingObject, cluster: boolean, o: number): { placements: Pla
     else if (s.kind === 'Group') { kind = 'groups'; key = s.name; }
     else if (s.kind === 'ServiceAccount') {
       const sans = s.namespace || ns;
-      if (!sans) { errors.push(`${bindingKind} ${bindingName}: ServiceAccount subject ${s.name} needs a namespace`); continue; }
+      if (!sans) { (errors ??= []).push(`${bindingKind} ${bindingName}: ServiceAccount subject ${s.name} needs a namespace`); continue; }
       kind = 'users'; key = `system:serviceaccount:${sans}:${s.name}`;
-    } else { errors.push(`${bindingKind} ${bindingName}: unknown subject kind ${s.kind}`); continue; }
-    const reason = `RBAC: allowed by ${bindingKind} "${bindingName}" of ${b.roleRef.kind} "${b.roleRef.name}" to ${subjectText(s, ns)}`;
-    placements.push({ scope, kind, key, grant: { o, reason, role } });
+    } else { (errors ??= []).push(`${bindingKind} ${bindingName}: unknown subject kind ${s.kind}`); continue; }
+    placements.push({ scope, kind, key, grant: { o, reason: [head, subjectText(s, ns)].join(''), role } });
   }
-  return { placements, errors };
+  return { placements, errors: errors ?? NO_ERRORS };
 }
 
-function bucketId(scope: string, kind: BucketKind, key: string): string {
-  return JSON.stringify([scope, kind, key]);
+/** A binding as compiled: its order (kept when it changes) and where its grants went. */
+interface BindingEntry { o: number; placements: readonly Placement[]; hasErrors: boolean }
+
+function bindingId(cluster: boolean, ns: string, name: string): string {
+  return `${cluster ? 'crb' : 'rb'}:${ns}/${name}`;
+}
+
+/** One scope's subject buckets: subject → its grants, sorted by order. */
+interface ScopeBuckets { users: Map<string, Grant[]>; groups: Map<string, Grant[]> }
+
+/** A new list: `list` without `gone` and with `add` at its place by order (lists are never mutated). */
+function withGrant(list: readonly Grant[], gone: Grant | undefined, add: Grant | undefined): Grant[] {
+  const out: Grant[] = [];
+  let placed = add === undefined;
+  for (const g of list) {
+    if (g === gone) continue;
+    if (!placed && g.o > add!.o) { out.push(add!); placed = true; }
+    out.push(g);
+  }
+  if (!placed) out.push(add!);
+  return out;
 }
 
 /**
  * Live RBAC state that compiles to the unified format and, on each change, yields the few data
  * patches (one per touched role or subject bucket) that bring an engine's data up to date.
+ * Bucket lists are replaced, never mutated, so compile() and patches hand them out without copying.
  */
 export class RbacCompiler {
   private roles = record<Rule[]>();
-  /** binding id → its order and placements. */
-  private bindings = new Map<string, { o: number; placements: Placement[] }>();
-  /** bucket id → (binding id → grant). */
-  private buckets = new Map<string, Map<string, Grant>>();
+  /** (cluster ? crb : rb) → namespace → name → the binding's order and placements (no joined ids). */
+  private readonly bindings = { crb: new Map<string, Map<string, BindingEntry>>(), rb: new Map<string, Map<string, BindingEntry>>() };
+  /** ClusterRole name → its compiled key, shared by the grants naming it. */
+  private readonly roleKeys = new Map<string, string>();
+  /** scope → subject buckets, in first-seen order (the compiled document's key order). */
+  private buckets = new Map<string, ScopeBuckets>();
   private nextOrder = 1;
   /** Resolution errors of the bindings as they are now (a fixed or removed binding drops its own). */
   private readonly bindingErrors = new Map<string, string[]>();
@@ -114,59 +142,67 @@ export class RbacCompiler {
   constructor(objects: RbacObjects = {}) {
     for (const r of objects.clusterRoles ?? []) this.roles[roleKey('ClusterRole', r.metadata.name)] = (r.rules ?? []).map(toRule);
     for (const r of objects.roles ?? []) this.roles[roleKey('Role', r.metadata.name, r.metadata.namespace)] = (r.rules ?? []).map(toRule);
-    // the initial load needs no patches: building them re-sorted every touched bucket per binding
     for (const b of objects.clusterRoleBindings ?? []) this.setBinding(b, true);
     for (const b of objects.roleBindings ?? []) this.setBinding(b, false);
   }
 
-  private bucketList(id: string): Grant[] {
-    const m = this.buckets.get(id);
-    return m ? [...m.values()].sort((a, b) => a.o - b.o) : [];
+  private bucketsOf(scope: string, kind: BucketKind): Map<string, Grant[]> {
+    let s = this.buckets.get(scope);
+    if (!s) this.buckets.set(scope, (s = { users: new Map(), groups: new Map() }));
+    return s[kind];
   }
 
-  private patchFor(scope: string, kind: BucketKind, key: string): DataPatch {
-    const list = this.bucketList(bucketId(scope, kind, key));
-    return { path: ['portcullis', 'scopes', scope, kind, key], value: list.length ? list : undefined };
+  /** Moves a grant into or out of its bucket. */
+  private place(p: Placement, add: boolean): void {
+    const m = this.bucketsOf(p.scope, p.kind);
+    const list = m.get(p.key);
+    // the initial load adds in order: appending keeps the list sorted
+    if (add && (!list || list.length === 0 || list[list.length - 1].o < p.grant.o)) m.set(p.key, list ? [...list, p.grant] : [p.grant]);
+    else if (list) m.set(p.key, withGrant(list, add ? undefined : p.grant, add ? p.grant : undefined));
+  }
+
+  private patchFor(p: Placement): DataPatch {
+    const list = this.buckets.get(p.scope)?.[p.kind].get(p.key);
+    return { path: ['portcullis', 'scopes', p.scope, p.kind, p.key], value: list?.length ? list : undefined };
   }
 
   /** Adds or replaces a (Cluster)RoleBinding; returns the data patches. */
   upsertBinding(b: BindingObject, cluster: boolean): DataPatch[] {
-    return [...this.setBinding(b, cluster).values()].map((p) => this.patchFor(p.scope, p.kind, p.key));
+    return this.setBinding(b, cluster).map((p) => this.patchFor(p));
   }
 
-  /** Adds or replaces a binding; returns the buckets it touched (by bucket id). */
-  private setBinding(b: BindingObject, cluster: boolean): Map<string, Placement> {
-    const id = `${cluster ? 'crb' : 'rb'}:${b.metadata.namespace ?? ''}/${b.metadata.name}`;
-    const old = this.bindings.get(id);
+  /** Adds or replaces a binding; returns the buckets it touched (each once). */
+  private setBinding(b: BindingObject, cluster: boolean): readonly Placement[] {
+    const ns = b.metadata.namespace ?? '';
+    const byNs = this.bindings[cluster ? 'crb' : 'rb'];
+    let byName = byNs.get(ns);
+    if (!byName) byNs.set(ns, (byName = new Map()));
+    const old = byName.get(b.metadata.name);
     const o = old?.o ?? this.nextOrder++;
-    const touched = new Map<string, Placement>();
-    for (const p of old?.placements ?? []) {
-      const bid = bucketId(p.scope, p.kind, p.key);
-      this.buckets.get(bid)?.delete(id);
-      touched.set(bid, p);
+    for (const p of old?.placements ?? NO_PLACEMENTS) this.place(p, false);
+    const { placements: all, errors } = place(b, cluster, o, this.roleKeys);
+    // a subject named twice (or a ServiceAccount spelled as its user too) is one grant: the last one's reason
+    const placements = all.length > 1 ? lastPerBucket(all) : all;
+    const hasErrors = errors.length > 0;
+    if (hasErrors || old?.hasErrors) {
+      const id = bindingId(cluster, ns, b.metadata.name);
+      if (hasErrors) this.bindingErrors.set(id, [...errors]);
+      else this.bindingErrors.delete(id);
     }
-    const { placements, errors } = place(b, cluster, o);
-    if (errors.length) this.bindingErrors.set(id, errors);
-    else this.bindingErrors.delete(id);
-    for (const p of placements) {
-      const bid = bucketId(p.scope, p.kind, p.key);
-      let m = this.buckets.get(bid);
-      if (!m) this.buckets.set(bid, (m = new Map()));
-      m.set(id, p.grant);
-      touched.set(bid, p);
-    }
-    this.bindings.set(id, { o, placements });
-    return touched;
+    for (const p of placements) this.place(p, true);
+    byName.set(b.metadata.name, { o, placements, hasErrors });
+    return old ? distinctBuckets([...old.placements, ...placements]) : placements;
   }
 
   removeBinding(meta: ObjectMeta, cluster: boolean): DataPatch[] {
-    const id = `${cluster ? 'crb' : 'rb'}:${meta.namespace ?? ''}/${meta.name}`;
-    const old = this.bindings.get(id);
-    if (!old) return [];
-    this.bindings.delete(id);
-    this.bindingErrors.delete(id);
-    for (const p of old.placements) this.buckets.get(bucketId(p.scope, p.kind, p.key))?.delete(id);
-    return old.placements.map((p) => this.patchFor(p.scope, p.kind, p.key));
+    const ns = meta.namespace ?? '';
+    const byName = this.bindings[cluster ? 'crb' : 'rb'].get(ns);
+    const old = byName?.get(meta.name);
+    if (!byName || !old) return [];
+    byName.delete(meta.name);
+    if (old.hasErrors) this.bindingErrors.delete(bindingId(cluster, ns, meta.name));
+    for (const p of old.placements) this.place(p, false);
+    return distinctBuckets(old.placements).map((p) => this.patchFor(p));
   }
 
   /** Adds or replaces a Role/ClusterRole: one patch, whatever the number of bindings. */
@@ -182,20 +218,42 @@ export class RbacCompiler {
     return [{ path: ['portcullis', 'roles', key], value: undefined }];
   }
 
-  /** The whole compiled policy (for bundles and full reloads). */
+  /** The whole compiled policy (for bundles and full reloads); shares the (immutable) bucket lists. */
   compile(): CompiledPolicy {
     const p = emptyPolicy();
     for (const [k, v] of Object.entries(this.roles)) p.roles[k] = v;
-    for (const id of this.buckets.keys()) {
-      const list = this.bucketList(id);
-      if (!list.length) continue;
-      const [scope, kind, key] = JSON.parse(id) as [string, BucketKind, string];
-      let idx = own(p.scopes, scope);
-      if (!idx) p.scopes[scope] = idx = { users: record(), groups: record(), any: [] };
-      idx[kind][key] = list;
+    for (const [scope, s] of this.buckets) {
+      let idx: ScopeIndex | undefined;
+      for (const kind of ['users', 'groups'] as const) {
+        for (const [key, list] of s[kind]) {
+          if (!list.length) continue;
+          idx ??= p.scopes[scope] = { users: record(), groups: record(), any: [] };
+          idx[kind][key] = list;
+        }
+      }
     }
     return p;
   }
+}
+
+const bucketOf = (p: Placement) => `${p.scope}\0${p.kind}\0${p.key}`;
+
+/** One placement per bucket, the last one's grant at the first one's position. */
+function lastPerBucket(ps: readonly Placement[]): readonly Placement[] {
+  const m = new Map<string, Placement>();
+  for (const p of ps) m.set(bucketOf(p), p);
+  return m.size === ps.length ? ps : [...m.values()];
+}
+
+/** Placements with one per bucket (a binding naming a subject twice touches its bucket once). */
+function distinctBuckets(ps: readonly Placement[]): readonly Placement[] {
+  const seen = new Set<string>();
+  return ps.filter((p) => {
+    const id = bucketOf(p);
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
 
 export function compileRbac(objects: RbacObjects): CompiledPolicy {

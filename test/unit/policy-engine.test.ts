@@ -4,6 +4,7 @@ import { loadPolicy } from '@open-policy-agent/opa-wasm';
 import { readEngine, PolicyEvaluator } from '../../src/policy/evaluator.ts';
 import { compileAbac } from '../../src/policy/abac.ts';
 import { toData } from '../../src/policy/format.ts';
+import { sarFromFlat } from '../../src/policy/sar.ts';
 
 const V = 'abac.authorization.platform.io/v1beta1';
 const policyText = [
@@ -109,4 +110,61 @@ test('compact fast path (portcullis_decide): on for the authz entrypoint only; r
   const boolEv = await PolicyEvaluator.load(await readEngine(), data, 'portcullis/allowed');
   t.false(boolEv.fastPath);
   t.deepEqual(boolEv.decideRequest(flat('alice', [], 'delete')), { allowed: true, reason: '' });
+});
+
+test('wide and nested documents parse to exactly their values, again after the heap is reused', async (t) => {
+  const policy = await loadPolicy(await readEngine());
+  const ex = (policy as unknown as { wasmInstance: { exports: Record<string, (...a: number[]) => number> }; mem: WebAssembly.Memory });
+  const roundTrip = (doc: unknown) => {
+    const b = Buffer.from(JSON.stringify(doc));
+    const p = ex.wasmInstance.exports.opa_malloc(b.length);
+    new Uint8Array(ex.mem.buffer).set(b, p);
+    const out = ex.wasmInstance.exports.opa_json_dump(ex.wasmInstance.exports.opa_json_parse(p, b.length));
+    const m = new Uint8Array(ex.mem.buffer);
+    return JSON.parse(Buffer.from(m.subarray(out, m.indexOf(0, out))).toString('utf8')) as unknown;
+  };
+  // wider than the parser's start-up member stack (4,096 entries), with wide members inside wide ones
+  const wide: Record<string, unknown> = {};
+  for (let i = 0; i < 5000; i++) wide[`k${i}`] = i % 500 === 0 ? { inner: Array.from({ length: 3000 }, (_, j) => j), o: { a: [], b: {} } } : [i, `s${i}`];
+  const doc = { list: Array.from({ length: 9000 }, (_, i) => (i % 2 ? { i } : [i])), wide, deep: [[[[{ a: [[{}]] }]]]] };
+  t.deepEqual(roundTrip(doc), doc);
+  // setData twice on a fresh module: the second, longer document is parsed where the first one was
+  const fresh = await loadPolicy(await readEngine());
+  for (const n of [1000, 3000]) {
+    const users: Record<string, unknown> = {};
+    for (let i = 0; i < n; i++) users[`u${i}`] = [{ o: i + 1, reason: `r${i}`, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }];
+    fresh.setData({ portcullis: { version: 1, scopes: { '*': { users, groups: {}, any: [] } }, roles: {} } });
+    for (const i of [0, 1, n - 1]) t.deepEqual(fresh.evaluate(sar(`u${i}`, [], { verb: 'get', resource: 'pods' })), [{ result: { allowed: true, reason: `r${i}` } }]);
+    t.deepEqual(fresh.evaluate(sar(`u${n}`, [], { verb: 'get', resource: 'pods' })), [{ result: { allowed: false, reason: 'no policy matched' } }]);
+  }
+});
+
+test('large (hash-indexed) subject maps find every present key and no absent one, through patches', async (t) => {
+  const users: Record<string, unknown> = {};
+  const grant = (i: number) => [{ o: i + 1, reason: `r${i}`, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }];
+  for (let i = 0; i < 1000; i++) users[`user-${i}`] = grant(i);
+  const ev = await PolicyEvaluator.engine({ portcullis: { version: 1, scopes: { '*': { users, groups: {}, any: [] } }, roles: {} } });
+  const present = new Set(Object.keys(users));
+  for (let i = 1000; i < 1100; i++) { ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', `user-${i}`], value: grant(i) }]); present.add(`user-${i}`); }
+  for (let i = 0; i < 1100; i += 7) { ev.patch([{ path: ['portcullis', 'scopes', '*', 'users', `user-${i}`], value: undefined }]); present.delete(`user-${i}`); }
+  for (let i = 0; i < 1200; i++) {
+    const name = `user-${i}`;
+    const d = ev.decideRequest({ user: name, groups: ['g'], isResource: true, namespace: 'a', verb: 'get', apiGroup: '', resource: 'pods', subresource: '', name: '', path: '' });
+    t.deepEqual(d, present.has(name) ? { allowed: true, reason: `r${i}` } : { allowed: false, reason: 'no policy matched' }, name);
+  }
+});
+
+test('compact fast path: non-ASCII fields (written as UTF-8) and lone surrogates (JSON path) decide like the review', async (t) => {
+  const users: Record<string, unknown> = {};
+  const grant = (reason: string) => [{ o: 1, reason, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] }];
+  for (const u of ['zoë', 'ascii', '\ud800x', '名前']) users[u] = grant(`for ${u}`);
+  const ev = await PolicyEvaluator.engine({ portcullis: { version: 1, scopes: { 'ns-é': { users, groups: { 'grüppe': grant('by group') }, any: [] } }, roles: {} } });
+  const flat = (user: string, groups: string[], namespace = 'ns-é') => ({ user, groups, isResource: true, namespace, verb: 'get', apiGroup: '', resource: 'pods', subresource: '', name: '', path: '' });
+  for (const u of ['zoë', 'ascii', '\ud800x', '名前', 'zoe', '\ud801x']) {
+    const r = flat(u, ['g1', 'grüppe2']);
+    t.deepEqual(ev.decideRequest(r), ev.decideJson(JSON.stringify(sarFromFlat(r))), u);
+    t.is(ev.decideRequest(r).allowed, u in users, u);
+  }
+  t.deepEqual(ev.decideRequest(flat('nobody', ['x', 'grüppe'])), { allowed: true, reason: 'by group' });
+  t.false(ev.decideRequest(flat('zoë', [], 'ns-e')).allowed);
 });

@@ -158,3 +158,30 @@ test('Role in a RoleBinding, missing roles, and incremental updates', async (t) 
   const full: CompiledPolicy = rbac.compile();
   t.truthy(full.scopes.namespace2);
 });
+
+test('a subject named twice in a binding is one grant (the later spelling gives the reason); replaced bindings keep their place', (t) => {
+  const sa = { kind: 'ServiceAccount', name: 'bot', namespace: 'ns1' };
+  const rbac = new RbacCompiler({
+    clusterRoles: [crole('view', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }])],
+    roleBindings: [
+      rb('ns1', 'first', 'ClusterRole', 'view', [U('system:serviceaccount:ns1:bot'), G('devs'), sa, G('devs')]),
+      rb('ns1', 'second', 'ClusterRole', 'view', [U('system:serviceaccount:ns1:bot')]),
+    ],
+  });
+  const users = () => rbac.compile().scopes.ns1.users['system:serviceaccount:ns1:bot'];
+  t.deepEqual(users().map((g) => g.reason), [
+    'RBAC: allowed by RoleBinding "first/ns1" of ClusterRole "view" to ServiceAccount "bot/ns1"',
+    'RBAC: allowed by RoleBinding "second/ns1" of ClusterRole "view" to User "system:serviceaccount:ns1:bot"',
+  ]);
+  t.is(rbac.compile().scopes.ns1.groups.devs.length, 1);
+  // replacing the first binding keeps it ahead of the second; the patch names the bucket once
+  const patches = rbac.upsertBinding(rb('ns1', 'first', 'ClusterRole', 'view', [sa, U('system:serviceaccount:ns1:bot')]), false);
+  t.deepEqual(patches.map((p) => p.path.join('/')), ['portcullis/scopes/ns1/users/system:serviceaccount:ns1:bot', 'portcullis/scopes/ns1/groups/devs']);
+  t.deepEqual(users().map((g) => g.reason), [
+    'RBAC: allowed by RoleBinding "first/ns1" of ClusterRole "view" to User "system:serviceaccount:ns1:bot"',
+    'RBAC: allowed by RoleBinding "second/ns1" of ClusterRole "view" to User "system:serviceaccount:ns1:bot"',
+  ]);
+  t.is(patches[1].value, undefined, 'the emptied group bucket is removed');
+  t.deepEqual(rbac.removeBinding({ name: 'second', namespace: 'ns1' }, false).map((p) => p.path.join('/')), ['portcullis/scopes/ns1/users/system:serviceaccount:ns1:bot']);
+  t.is(users().length, 1);
+});

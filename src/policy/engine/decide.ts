@@ -5,7 +5,7 @@
 // best; the answer is the matching grant with the smallest "o" (= first matching ABAC line).
 import {
   T_STRING, T_ARRAY, T_OBJECT, T_BOOL, T_NUMBER,
-  typeOf, strLen, strPtr, arrCount, arrAt, get, getK, lit, internLit, strEq, bytesEq, objFindBytes, objVal,
+  typeOf, strLen, strPtr, arrCount, arrAt, get, getK, lit, internLit, strEq, bytesEq, objGetBytes,
   numberOrder, newString, newArray,
 } from './value';
 
@@ -267,8 +267,8 @@ export function decideRequest(data: usize): usize {
   bestGrant = 0;
   scanScope(getK(scopes, K_STAR));
   if (isResource && strLen(rNs) > 0 && typeOf(scopes) == T_OBJECT) {
-    let i = objFindBytes(scopes, strPtr(rNs), strLen(rNs));
-    if (i >= 0) scanScope(objVal(scopes, <u32>i));
+    let idx = objGetBytes(scopes, strPtr(rNs), strLen(rNs));
+    if (idx != 0) scanScope(idx);
   }
   if (bestGrant == 0) return NO_MATCH;
   allowed = true;

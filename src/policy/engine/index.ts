@@ -5,7 +5,7 @@ import {
   T_ARRAY, T_OBJECT, T_STRING, typeOf, arrCount, arrAt, get, objSet, objDelete, newEmptyObject, newObject,
   newNumberText, newBool, newArray, lit, internLit, strLen, strPtr,
 } from './value';
-import { parseJson, dumpJson, writeEscaped, escapedLength } from './json';
+import { parseJson, dumpJson, writeEscaped, escapedLength, initJson } from './json';
 import { initKeys, decide, decideRequest, readCompact, allowed } from './decide';
 
 @external("env", "opa_abort")
@@ -45,6 +45,7 @@ function cstr(s: string): usize {
 }
 
 function init(): void {
+  initJson();
   initKeys();
   K_RESULT = internLit('result'); K_ALLOWED = internLit('allowed'); K_REASON = internLit('reason');
   OUT_ALLOWED_T = lit('[{"result":true}]'); OUT_ALLOWED_F = lit('[{"result":false}]');

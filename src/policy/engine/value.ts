@@ -9,7 +9,7 @@
 //   OBJECT [6, count, keysPtr, valsPtr, indexPtr, indexMask, capacity, keyMask]
 //          (keyMask: OR of the keys' keyBits, so an absent engine key is known absent at once)
 // Objects keep insertion order; those with more than SMALL_OBJECT keys also get an open-addressing
-// hash index (slots hold entry+1) so data maps keyed by user or group cost O(1) per lookup.
+// hash index (slots hold [hash, entry+1, key, value]) so data maps keyed by user or group cost O(1) per lookup.
 // Object keys spelled like one of the engine's own key names (internLit) are replaced by that one
 // canonical value when parsed or set, so the engine finds its keys by pointer compare (getK).
 
@@ -67,6 +67,14 @@ export function newNumberText(ptr: usize, len: u32): usize {
 
 export function newString(ptr: usize, len: u32): usize {
   let v = __alloc(16); store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>ptr, 8); store<u32>(v, 0, 12);
+  return v;
+}
+
+/** A string value holding a copy of its bytes right after itself (object keys: compared on every lookup). */
+export function newStringInline(ptr: usize, len: u32): usize {
+  let v = __alloc(16 + <usize>len);
+  memory.copy(v + 16, ptr, <usize>len);
+  store<u32>(v, T_STRING); store<u32>(v, len, 4); store<u32>(v, <u32>(v + 16), 8); store<u32>(v, 0, 12);
   return v;
 }
 
@@ -147,17 +155,21 @@ export function internLit(s: string): usize {
 
 /** The registered literal with the same bytes as string value k, else k itself. */
 export function intern(k: usize): usize {
-  let n = strLen(k);
-  if (n == 0 || n > INTERN_MAX_LEN || internTable == 0) return k;
-  let p = strPtr(k);
+  let c = internBytes(strPtr(k), strLen(k));
+  return c != 0 ? c : k;
+}
+
+/** The registered literal spelled as the n bytes at p, or 0 (so a parsed key allocates nothing when it is one). */
+export function internBytes(p: usize, n: u32): usize {
+  if (n == 0 || n > INTERN_MAX_LEN || internTable == 0) return 0;
   let h = internSlot(p, n);
   while (true) {
     let c = <usize>load<u32>(internTable + (<usize>h << 2));
-    if (c == 0) return k;
+    if (c == 0) return 0;
     if (strLen(c) == n && bytesEq(strPtr(c), p, n)) return c;
     h = (h + 1) & (INTERN_SLOTS - 1);
   }
-  return k;
+  return 0;
 }
 
 export function bytesEq(a: usize, b: usize, n: u32): bool {
@@ -187,50 +199,96 @@ function hashBytes(p: usize, n: u32): u32 {
   return h;
 }
 
+// An index slot is [hash, entry + 1, key, value]: a lookup reads the key to compare and the value
+// from the slot itself, not from the object's key and value arrays (two cache lines fewer per hit).
+// Right before the slots (so right after the object's header) sits a filter of the keys' hashes,
+// four bits per slot (eight per key: one absent key in eight passes it): a key that is absent — most of a request's groups — is nearly always known absent
+// from that one cache line, without probing the slots.
+
+/** Filter bit of a hash (mixing in bits other than the slot index's low ones). */
+// @ts-ignore: decorator
+@inline function filterBit(hash: u32, mask: u32): u32 { return (hash >>> 16 ^ hash >>> 5) & ((mask << 2) | 3); }
+
+/** Bytes of the filter of an index of mask + 1 slots. */
+// @ts-ignore: decorator
+@inline function filterSize(mask: u32): usize { return <usize>(mask + 1) >> 1; }
+
 function buildIndex(o: usize, count: u32): void {
   let cap: u32 = 16;
   while (cap < count * 2) cap <<= 1;
-  let slots = __alloc(<usize>cap << 2);
-  memory.fill(slots, 0, <usize>cap << 2);
+  let filterBytes = filterSize(cap - 1);
+  let filter = __alloc(filterBytes + (<usize>cap << 4));
+  memory.fill(filter, 0, filterBytes + (<usize>cap << 4));
+  let slots = filter + filterBytes;
   let mask = cap - 1;
-  for (let i: u32 = 0; i < count; i++) {
-    let k = objKey(o, i);
-    let h = hashBytes(strPtr(k), strLen(k)) & mask;
-    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-    store<u32>(slots + (<usize>h << 2), i + 1);
-  }
+  for (let i: u32 = 0; i < count; i++) insertSlot(slots, mask, objKey(o, i), objVal(o, i), i + 1);
   store<u32>(o, <u32>slots, 16);
   store<u32>(o, mask, 20);
 }
 
+function insertSlot(slots: usize, mask: u32, k: usize, v: usize, entry: u32): void {
+  let hash = hashBytes(strPtr(k), strLen(k));
+  let h = hash & mask;
+  while (load<u32>(slots + (<usize>h << 4), 4) != 0) h = (h + 1) & mask;
+  let slot = slots + (<usize>h << 4);
+  store<u32>(slot, hash);
+  store<u32>(slot, entry, 4);
+  store<u32>(slot, <u32>k, 8);
+  store<u32>(slot, <u32>v, 12);
+  let b = filterBit(hash, mask);
+  let f = slots - filterSize(mask) + (<usize>b >> 3);
+  store<u8>(f, <u8>(<u32>load<u8>(f) | (<u32>1 << (b & 7))));
+}
+
+/** The index slot of key (bytes) in an indexed object, or 0. */
+function slotOf(o: usize, kp: usize, kn: u32): usize {
+  let slots = <usize>load<u32>(o, 16);
+  let mask = load<u32>(o, 20);
+  let hash = hashBytes(kp, kn);
+  let b = filterBit(hash, mask);
+  if ((<u32>load<u8>(slots - filterSize(mask) + (<usize>b >> 3)) & (<u32>1 << (b & 7))) == 0) return 0;
+  let h = hash & mask;
+  while (true) {
+    let slot = slots + (<usize>h << 4);
+    if (load<u32>(slot, 4) == 0) return 0;
+    // the stored hash spares the key (elsewhere in memory) unless it is very likely the one
+    if (load<u32>(slot) == hash) {
+      let k = <usize>load<u32>(slot, 8);
+      if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return slot;
+    }
+    h = (h + 1) & mask;
+  }
+  return 0;
+}
+
 /** Entry index of key (bytes) in object o, or -1. */
 export function objFindBytes(o: usize, kp: usize, kn: u32): i32 {
-  let count = objCount(o);
-  let slots = <usize>load<u32>(o, 16);
-  if (slots == 0) {
+  if (load<u32>(o, 16) == 0) {
+    let count = objCount(o);
     for (let i: u32 = 0; i < count; i++) {
       let k = objKey(o, i);
       if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>i;
     }
     return -1;
   }
-  let mask = load<u32>(o, 20);
-  let h = hashBytes(kp, kn) & mask;
-  while (true) {
-    let e = load<u32>(slots + (<usize>h << 2));
-    if (e == 0) return -1;
-    let k = objKey(o, e - 1);
-    if (strLen(k) == kn && bytesEq(strPtr(k), kp, kn)) return <i32>(e - 1);
-    h = (h + 1) & mask;
+  let slot = slotOf(o, kp, kn);
+  return slot == 0 ? -1 : <i32>(load<u32>(slot, 4) - 1);
+}
+
+/** The value of key (bytes) in object o, or 0. */
+export function objGetBytes(o: usize, kp: usize, kn: u32): usize {
+  if (load<u32>(o, 16) == 0) {
+    let i = objFindBytes(o, kp, kn);
+    return i < 0 ? 0 : objVal(o, <u32>i);
   }
-  return -1;
+  let slot = slotOf(o, kp, kn);
+  return slot == 0 ? 0 : <usize>load<u32>(slot, 12);
 }
 
 /** o[key] for a string value key, or 0 when o is not an object or has no such key. */
 export function get(o: usize, key: usize): usize {
   if (typeOf(o) != T_OBJECT) return 0;
-  let i = objFindBytes(o, strPtr(key), strLen(key));
-  return i < 0 ? 0 : objVal(o, <u32>i);
+  return objGetBytes(o, strPtr(key), strLen(key));
 }
 
 /**
@@ -261,6 +319,7 @@ export function objSet(o: usize, key: usize, v: usize): void {
   let i = objFindBytes(o, strPtr(key), strLen(key));
   if (i >= 0) {
     store<u32>(<usize>load<u32>(o, 12) + (<usize>i << 2), <u32>v);
+    if (load<u32>(o, 16) != 0) store<u32>(slotOf(o, strPtr(key), strLen(key)), <u32>v, 12);
     return;
   }
   let count = objCount(o);
@@ -282,10 +341,7 @@ export function objSet(o: usize, key: usize, v: usize): void {
   store<u32>(o, load<u32>(o, 28) | keyBit(key), 28);
   let slots = <usize>load<u32>(o, 16);
   if (slots != 0 && count * 2 <= load<u32>(o, 20) + 1) {
-    let mask = load<u32>(o, 20);
-    let h = hashBytes(strPtr(key), strLen(key)) & mask;
-    while (load<u32>(slots + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-    store<u32>(slots + (<usize>h << 2), count);
+    insertSlot(slots, load<u32>(o, 20), key, v, count);
   } else if (count > SMALL_OBJECT) {
     buildIndex(o, count);
   }
