@@ -84,6 +84,8 @@ export default async function run(): Promise<void> {
       // forwarding alone: an ignore path (no authentication, no authorization)
       ['proxy ignore path (forwarding only)', [`--token-auth-file=${tokens}`, `--rbac=${rbac}`, '--ignore-paths=/hello']],
       ['proxy token+RBAC', [`--token-auth-file=${tokens}`, `--rbac=${rbac}`]],
+      // two processes on the listening port (node:cluster): the second core
+      ['proxy token+RBAC, 2 workers', [`--token-auth-file=${tokens}`, `--rbac=${rbac}`, '--workers=2']],
       ['proxy token+ABAC', [`--token-auth-file=${tokens}`, `--policy-file=${abac}`]],
       ['proxy delegation, cached', [`--kubeconfig=${kubeconfig}`]],
       ['proxy delegation, uncached', [`--kubeconfig=${kubeconfig}`, '--delegation-allowed-ttl=0', '--delegation-denied-ttl=0']],
@@ -109,22 +111,26 @@ export default async function run(): Promise<void> {
     } else console.log('proxy TLS: openssl could not make a certificate, TLS setups skipped');
     const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
     if (nginx) {
-      const port = await freePort();
-      const conf = join(dir, 'nginx.conf');
-      const tlsPort = await freePort();
-      // one worker, as the proxy is one process; TLS sessions as the proxy's defaults (TLS 1.2+)
+      // one worker, as the proxy is one process (and two beside the proxy's two workers); TLS as the proxy's defaults (TLS 1.2+)
       const location = 'location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }';
-      writeFileSync(conf, `daemon off; worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log;
+      const nginxConf = (workers: number, plainPort: number, securePort: number): string => `daemon off; worker_processes ${workers}; pid ${dir}/nginx-${workers}.pid; error_log ${dir}/nginx-error.log;
 events { worker_connections 1024; }
 http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
   upstream up { server ${up.url.replace('http://', '')}; keepalive 64; }
-  server { listen 127.0.0.1:${port}; ${location} }
-  ${tls ? `server { listen 127.0.0.1:${tlsPort} ssl; ssl_certificate ${cert}; ssl_certificate_key ${key}; ssl_protocols TLSv1.2 TLSv1.3; ${location} }` : ''} }\n`);
-      if (spawnSync(nginx, ['-t', '-c', conf], { stdio: 'ignore' }).status === 0) {
-        children.push(await startOnPort(nginx, ['-c', conf], port));
-        targets.push(['nginx reverse proxy', `http://127.0.0.1:${port}/hello`]);
-        if (tls) targets.push(['nginx reverse proxy over TLS', `https://127.0.0.1:${tlsPort}/hello`]);
-      } else console.log('proxy nginx: config test failed, skipped');
+  server { listen 127.0.0.1:${plainPort}; ${location} }
+  ${tls ? `server { listen 127.0.0.1:${securePort} ssl; ssl_certificate ${cert}; ssl_certificate_key ${key}; ssl_protocols TLSv1.2 TLSv1.3; ${location} }` : ''} }\n`;
+      for (const workers of [1, 2]) {
+        const port = await freePort();
+        const tlsPort = await freePort();
+        const conf = join(dir, `nginx-${workers}.conf`);
+        writeFileSync(conf, nginxConf(workers, port, tlsPort));
+        const label = workers === 1 ? 'nginx reverse proxy' : 'nginx reverse proxy, 2 workers';
+        if (spawnSync(nginx, ['-t', '-c', conf], { stdio: 'ignore' }).status === 0) {
+          children.push(await startOnPort(nginx, ['-c', conf], port));
+          targets.push([label, `http://127.0.0.1:${port}/hello`]);
+          if (tls && workers === 1) targets.push([`${label} over TLS`, `https://127.0.0.1:${tlsPort}/hello`]);
+        } else console.log(`proxy nginx: config test failed, ${label} skipped`);
+      }
     } else {
       console.log('proxy nginx: not installed, skipped');
     }

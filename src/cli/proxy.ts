@@ -1,5 +1,6 @@
 // portcullis proxy: an authenticating, authorizing reverse proxy in front of other services
 // (the kube-rbac-proxy use). Routes from --config-file, or one upstream from --upstream. See docs/proxy.md.
+import cluster from 'node:cluster';
 import { parseCommand } from './command.ts';
 import { entrypointFlag, helpFlag, policySourceFlags, policySourceValues } from './common-flags.ts';
 import { authentication, type AuthenticationOptions } from '../config/authentication.ts';
@@ -47,6 +48,7 @@ const spec = {
     { name: 'delegation-stale-if-error', key: 'delegation-stale-if-error', type: 'int', value: 'SECONDS', help: 'When the API server cannot be asked, reuse a cached answer that expired at most this long ago (default 0: never).' },
     { name: 'rbac-kubeconfig', key: 'rbac-kubeconfig', type: 'string', value: 'FILE', help: 'RBAC policy from the API server this kubeconfig names: roles and bindings listed and watched, swapped in on change (its identity needs list and watch on them).' },
     { name: 'decision-log', key: 'decision-log', type: 'string', value: 'FILE|-', help: 'Log every decision as an OPA-style JSON line (decision_id, input without credentials, result, reason, policy revision) to FILE (appended) or stdout.' },
+    { name: 'workers', key: 'workers', type: 'int', value: 'N', help: 'Proxy processes sharing the listeners (node:cluster), each with its own policy, caches and reload; a worker that dies is replaced (default 1).' },
     { name: 'explain-denials', key: 'explain-denials', type: 'bool', help: 'A 403 names the RBAC bindings or ABAC lines that would allow the request, or says none does (off by default: it tells callers who may do what).' },
     ...policySourceFlags,
     entrypointFlag,
@@ -55,6 +57,13 @@ const spec = {
 } as const;
 
 export async function run(argv: string[]): Promise<number> {
+  const code = await runProxy(argv);
+  // a cluster worker's channel to the primary keeps it alive: end it with its answer
+  if (cluster.isWorker) process.exit(code);
+  return code;
+}
+
+async function runProxy(argv: string[]): Promise<number> {
   const line = parseCommand(spec, argv);
   if (typeof line === 'number') return line;
   const v = line.values;
@@ -73,6 +82,11 @@ export async function run(argv: string[]): Promise<number> {
           identity: v['upstream-identity'] ?? 'headers',
           checks: v['resource-attributes'] ? [resourceCheckFromFlags(v['resource-attributes'], rewrite)] : undefined,
         });
+    const workers = v.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new Error('--workers: want 1 to 64');
+    const { isProxyWorker, reportListening, superviseWorkers } = await import('../proxy/workers.ts');
+    // the primary checked the flags and the routes above; each worker builds everything else itself
+    if (workers > 1 && !isProxyWorker()) return await superviseWorkers(workers, (m) => process.stderr.write(`${m}\n`));
     const { startProxy } = await import('../proxy/start.ts');
     // the parser checked each value against its flag's type, so the keys hold the concern's types
     const given: Partial<AuthenticationOptions> = {};
@@ -103,7 +117,9 @@ export async function run(argv: string[]): Promise<number> {
       rbacKubeconfig: v['rbac-kubeconfig'],
       explainDenials: v['explain-denials'],
     });
-    for (const u of [running.secureUrl, running.insecureUrl]) if (u) process.stderr.write(`portcullis proxy: listening on ${u}\n`);
+    const urls = [running.secureUrl, running.insecureUrl].filter((u): u is string => !!u);
+    if (isProxyWorker()) reportListening(urls);
+    else for (const u of urls) process.stderr.write(`portcullis proxy: listening on ${u}\n`);
     await new Promise<void>((resolve) => {
       const stop = (): void => { void running.close().then(resolve); };
       process.once('SIGINT', stop);
