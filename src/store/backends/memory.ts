@@ -1,7 +1,7 @@
 // The in-memory backend: nothing survives the process. For tests and throwaway runs.
 import type { ApiObject } from '../../api/object.ts';
 import type { Backend, BackendSnapshot, ObjectKey, StoreEvent, WriteOp } from '../backend.ts';
-import { keyId, planWrite, type CurrentEntry } from './committed.ts';
+import { planWrite, type CurrentEntry } from './committed.ts';
 
 /**
  * Only the stored object per key: its mod revision is its resourceVersion (the backend sets one to the
@@ -12,7 +12,15 @@ function entryOf(object: ApiObject | undefined): CurrentEntry | undefined {
   return object && { object, modRevision: Number(object.metadata.resourceVersion) };
 }
 
-/** The key `keyId` made: group, resource and namespace hold no '/', the name is the rest. */
+/**
+ * `group/resource/namespace/name` as one flat string: a template literal leaves a rope (a cons string
+ * over its parts) for the map to keep, about 60 bytes instead of 40 per object.
+ */
+function idOf(key: ObjectKey): string {
+  return [key.group, key.resource, key.namespace, key.name].join('/');
+}
+
+/** The key `idOf` made: group, resource and namespace hold no '/', the name is the rest. */
 function keyOf(id: string): ObjectKey {
   const a = id.indexOf('/');
   const b = id.indexOf('/', a + 1);
@@ -35,7 +43,7 @@ export function createMemoryBackend(): Backend {
 
     // Synchronous up to the emit, so revision order and emit order are the same by construction.
     async commit(op: WriteOp): Promise<StoreEvent> {
-      const id = keyId(op.key);
+      const id = idOf(op.key);
       const event = planWrite(op, entryOf(entries.get(id)), revision + 1);
       revision = event.revision;
       if (event.type === 'DELETED') entries.delete(id);
