@@ -179,8 +179,8 @@ export class ServerMetrics {
     started: (): void => {
       this.openWatches++;
     },
-    event: (): void => {
-      this.watchEvents.inc();
+    event: (count = 1): void => {
+      this.watchEvents.inc(count);
     },
     ended: (reason: string): void => {
       this.openWatches--;

@@ -67,7 +67,7 @@ async function setup(limits: Partial<WatchLimits> = {}, historySize = 1000) {
     const w = streams.start({ group: '', resource: 'pods', ...over }, format, out);
     return { out, w };
   };
-  const put = async (ns: string, name: string, extra = 0) => {
+  const put = async (ns: string, name: string, extra: number | string = 0) => {
     const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: { n: extra } } as ApiObject;
     const cur = store.get(key(ns, name));
     if (!cur) return store.create(key(ns, name), object);
@@ -133,6 +133,44 @@ test('a watcher that stops reading is cut off when its queue overflows; the othe
   t.is(hub.size, 1, 'the overflowed stream gave up its subscription');
   await new Promise((r) => setTimeout(r, 80));
   t.true(slow.out.destroyed);
+});
+
+test('watchers given the same events in one flush write one shared chunk; others their own', async (t) => {
+  const { watch, put } = await setup({ coalesceMs: 20 });
+  const all = Array.from({ length: 3 }, () => watch());
+  const inB = watch({ namespace: 'b' });
+  await put('a', 'p1');
+  await put('b', 'p2');
+  await put('a', 'p3');
+  await new Promise((r) => setTimeout(r, 50));
+  t.true(all.every((w) => w.out.chunks.length === 1));
+  t.is(all[0].out.chunks[0], all[1].out.chunks[0], 'the same Buffer, not a copy per watcher');
+  t.is(all[0].out.chunks[0], all[2].out.chunks[0]);
+  t.deepEqual(summary(all[2].out.lines()), ['ADDED p1@1', 'ADDED p2@2', 'ADDED p3@3']);
+  t.deepEqual(summary(inB.out.lines()), ['ADDED p2@2']);
+});
+
+test('a chunk above the high-water mark onto an empty buffer does not wait for drain; one behind pending bytes does', async (t) => {
+  const { watch, put } = await setup({ coalesceMs: 5 });
+  const a = watch();
+  const big = 'x'.repeat(3000); // each event above the sink's 1 KB high-water mark
+  await put('a', 'p1', big);
+  await new Promise((r) => setTimeout(r, 20));
+  t.is(a.out.chunks.length, 1);
+  t.is(a.out.listenerCount('drain'), 0, 'the socket took it: no drain to wait for');
+  a.out.hold = true;
+  await put('a', 'p2', big);
+  await new Promise((r) => setTimeout(r, 20));
+  await put('a', 'p3', big);
+  await new Promise((r) => setTimeout(r, 20));
+  t.is(a.out.listenerCount('drain'), 1, 'behind a held write: wait for drain');
+  await put('a', 'p4', big);
+  await new Promise((r) => setTimeout(r, 20));
+  t.is(a.out.chunks.length, 2, 'p3 waits in the sink, p4 in the watcher');
+  a.out.hold = false;
+  for (const release of a.out.held.splice(0)) release();
+  await new Promise((r) => setTimeout(r, 20));
+  t.deepEqual(summary(a.out.lines()), ['ADDED p1@1', 'ADDED p2@2', 'ADDED p3@3', 'ADDED p4@4']);
 });
 
 test('events arriving within coalesceMs reach a watcher as one write', async (t) => {

@@ -1,7 +1,8 @@
-/** Hears what the watch streams do (the server's metrics): each start, live event queued and end. */
+/** Hears what the watch streams do (the server's metrics): each start, live events queued and end. */
 export interface WatchObserver {
   started(): void;
-  event(): void;
+  /** `count` live events were queued (counted per flush, not per event and watcher). */
+  event(count?: number): void;
   ended(reason: string): void;
 }
 
@@ -33,5 +34,5 @@ export const defaultWatchLimits: WatchLimits = {
   maxQueuedBytes: 8 * 1024 * 1024,
   writeChunkBytes: 64 * 1024,
   overflowGraceMs: 10_000,
-  coalesceMs: 5,
+  coalesceMs: 25,
 };

@@ -26,6 +26,8 @@ class WatchStream implements WatchListener {
   private queueHead = 0;
   private queuedBytes = 0;
   private blocked = false;
+  /** In the streams' dirty list (a flag, not a set lookup: this is asked per event and watcher). */
+  dirty = false;
   ended = false;
   readonly done: Promise<WatchEndReason>;
   private resolveDone!: (r: WatchEndReason) => void;
@@ -58,9 +60,9 @@ class WatchStream implements WatchListener {
     const buf = this.streams.encodings.encode(change, this.format);
     this.queue.push(buf);
     this.queuedBytes += buf.length;
-    this.limits.observer?.event();
+    this.streams.eventsQueued++;
     if (this.pending > this.limits.maxQueuedEvents || this.queuedBytes > this.limits.maxQueuedBytes) this.terminate('overflow');
-    else this.streams.markDirty(this);
+    else if (!this.dirty) this.streams.markDirty(this);
   }
 
   closed(): void {
@@ -85,7 +87,12 @@ class WatchStream implements WatchListener {
         size += b.length;
       }
       this.queuedBytes -= size;
-      ok = out.write(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
+      // a chunk above the response's high-water mark (16 KB) makes write() say "full" although the
+      // socket takes it at once: waiting for 'drain' after each would cost a listener and a turn per
+      // watcher and flush. So a write onto an empty buffer counts as taken; one behind pending bytes
+      // does not (a false answer also means 'drain' comes when the buffer empties).
+      const idle = out.writableLength === 0;
+      ok = out.write(parts.length === 1 ? parts[0] : this.streams.join(parts, size)) || idle;
     }
     if (this.queueHead === this.queue.length) {
       this.queue = [];
@@ -103,11 +110,14 @@ class WatchStream implements WatchListener {
     }
   }
 
-  /** Encode and write up to writeChunkBytes of the backlog; lazily, so a 150,000-object start does not block the loop. */
+  /**
+   * Encode up to writeChunkBytes of the backlog and write it as one chunk; lazily, so a 150,000-object
+   * start does not block the loop.
+   */
   private writeBacklogSlice(backlog: Iterator<WatchChange>): boolean {
+    const parts: Buffer[] = [];
     let size = 0;
-    let ok = true;
-    while (ok && size < this.limits.writeChunkBytes) {
+    while (size < this.limits.writeChunkBytes) {
       const next = backlog.next();
       if (next.done) {
         this.backlog = undefined;
@@ -115,9 +125,10 @@ class WatchStream implements WatchListener {
       }
       const buf = this.streams.encodings.encode(next.value, this.format);
       size += buf.length;
-      ok = this.out.write(buf);
+      parts.push(buf);
     }
-    return ok;
+    if (parts.length === 0) return true;
+    return this.out.write(parts.length === 1 ? parts[0] : Buffer.concat(parts, size));
   }
 
   terminate(reason: WatchEndReason): void {
@@ -149,8 +160,16 @@ export class WatchStreams {
   readonly encodings = new SharedEncodings();
   private readonly limits: WatchLimits;
   private readonly open = new Set<WatchStream>();
-  private readonly dirty = new Set<WatchStream>();
+  private dirty: WatchStream[] = [];
   private flushScheduled = false;
+  /** Live events queued since the last flush (reported to the observer once per flush). */
+  eventsQueued = 0;
+  /**
+   * During a flush: the chunks already joined, by their first part. Watchers that got the same
+   * events since the last flush (every cluster-wide watcher of one format) write one shared Buffer
+   * instead of each concatenating its own copy.
+   */
+  private joins: Map<Buffer, Joined[]> | undefined;
 
   constructor(
     private readonly hub: WatchHub,
@@ -178,14 +197,14 @@ export class WatchStreams {
     return { stop: () => stream.terminate('stopped'), done: stream.done };
   }
 
-  /** Called by a stream as it ends. */
+  /** Called by a stream as it ends (a dirty one is skipped by the flush: its pump sees it ended). */
   forget(stream: WatchStream): void {
-    this.dirty.delete(stream);
     this.open.delete(stream);
   }
 
   markDirty(stream: WatchStream): void {
-    this.dirty.add(stream);
+    stream.dirty = true;
+    this.dirty.push(stream);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // one write per watcher per flush, however many events arrived since the last one
@@ -193,10 +212,50 @@ export class WatchStreams {
     else setImmediate(() => this.flush());
   }
 
+  /** `parts` as one Buffer: during a flush, the same Buffer for every watcher with the same parts. */
+  join(parts: Buffer[], size: number): Buffer {
+    const joins = this.joins;
+    if (!joins) return Buffer.concat(parts, size);
+    let seen = joins.get(parts[0]);
+    if (seen) {
+      for (const j of seen) if (sameParts(j.parts, parts)) return j.joined;
+      if (seen.length >= MAX_JOINS_PER_FIRST) return Buffer.concat(parts, size);
+    } else joins.set(parts[0], (seen = []));
+    const joined = Buffer.concat(parts, size);
+    seen.push({ parts, joined });
+    return joined;
+  }
+
   private flush(): void {
     this.flushScheduled = false;
-    const ws = [...this.dirty];
-    this.dirty.clear();
-    for (const w of ws) w.pump();
+    const ws = this.dirty;
+    this.dirty = [];
+    if (this.eventsQueued > 0) {
+      this.limits.observer?.event(this.eventsQueued);
+      this.eventsQueued = 0;
+    }
+    this.joins = new Map();
+    try {
+      for (const w of ws) {
+        w.dirty = false;
+        w.pump();
+      }
+    } finally {
+      this.joins = undefined;
+    }
   }
+}
+
+interface Joined {
+  parts: Buffer[];
+  joined: Buffer;
+}
+
+/** Distinct part lists kept per first part in one flush: bounds the comparisons a watcher makes. */
+const MAX_JOINS_PER_FIRST = 8;
+
+function sameParts(a: Buffer[], b: Buffer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
