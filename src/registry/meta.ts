@@ -15,8 +15,18 @@ export function generateName(base: string): string {
   return s;
 }
 
+/** The last second formatted, so writes within one second share the string (Date formatting is costly). */
+let stampSecond = NaN;
+let stamp = '';
+
+/** Now as RFC 3339 in UTC to the second, as metadata timestamps are. */
 export function nowTimestamp(): string {
-  return new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stamp = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return stamp;
 }
 
 export function newUid(): string {
