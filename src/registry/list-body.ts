@@ -1,15 +1,19 @@
 import type { ApiObject } from '../api/object.ts';
 import type { ResourceDef } from '../api/catalogue.ts';
 import { forListItem } from './meta.ts';
+import { listItemJson } from './served.ts';
+
+const ITEMS = Buffer.from(',"items":[');
+const COMMA = Buffer.from(',');
+const END = Buffer.from(']}\n');
 
 /**
  * A list response. Stored objects are frozen and shared, so the compact JSON of each item (as served
  * through one group-version) is computed once and reused by every later list until the object is
- * replaced; the JSON codec writes the cached items directly. Any other format reads `toJSON()`.
+ * replaced (served.ts); the JSON codec copies the cached bytes into one buffer. Any other format reads
+ * `toJSON()`.
  */
 export class ListBody {
-  private static readonly itemJson = new WeakMap<ApiObject, Map<string, string>>();
-
   constructor(
     readonly def: ResourceDef,
     readonly head: { kind: string; apiVersion: string; metadata: Record<string, string | number> },
@@ -27,18 +31,23 @@ export class ListBody {
   }
 
   /** Compact JSON with a trailing newline, from the per-object cache. */
-  encodeJson(): string {
-    const gv = `${this.def.group}/${this.def.version}/${this.def.plural}`;
-    const parts: string[] = new Array(this.stored.length);
-    for (let i = 0; i < this.stored.length; i++) {
-      const obj = this.stored[i];
-      let perGv = ListBody.itemJson.get(obj);
-      if (!perGv) ListBody.itemJson.set(obj, (perGv = new Map()));
-      let json = perGv.get(gv);
-      if (json === undefined) perGv.set(gv, (json = JSON.stringify(forListItem(this.def, obj))));
-      parts[i] = json;
-    }
+  encodeJson(): Buffer {
     const head = JSON.stringify(this.head);
-    return `${head.slice(0, -1)},"items":[${parts.join(',')}]}\n`;
+    const n = this.stored.length;
+    const parts: Buffer[] = new Array(2 * n + 2);
+    const headBytes = Buffer.from(head.slice(0, -1));
+    parts[0] = headBytes;
+    parts[1] = ITEMS;
+    let length = headBytes.length + ITEMS.length + END.length + (n > 0 ? n - 1 : 0);
+    let p = 2;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) parts[p++] = COMMA;
+      const item = listItemJson(this.def, this.stored[i]);
+      parts[p++] = item;
+      length += item.length;
+    }
+    parts[p++] = END;
+    parts.length = p;
+    return Buffer.concat(parts, length);
   }
 }

@@ -11,12 +11,12 @@ const objs = [1, 2, 3].map((i) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', 
 
 test('the cached JSON of a list equals JSON.stringify of its plain form, in every codec', (t) => {
   const body = new ListBody(def, head, objs);
-  const fast = jsonCodec.encode(body, false) as string;
+  const fast = jsonCodec.encode(body, false).toString();
   t.is(fast, `${JSON.stringify(body.toJSON())}\n`);
   t.deepEqual(JSON.parse(fast).items[1], { metadata: { name: 'c2', namespace: 'a', resourceVersion: '2', selfLink: '/api/v1/namespaces/a/configmaps/c2' }, data: { k: 'v2', quote: 'a"b\\n' } });
   t.is(jsonCodec.encode(body, true), JSON.stringify(body.toJSON(), null, 2));
   t.regex(yamlCodec.encode(body, false) as string, /^kind: ConfigMapList\n/);
   // a second list reuses the cached items and still matches
-  t.is(jsonCodec.encode(new ListBody(def, head, objs.slice(1)), false), `${JSON.stringify({ ...head, items: body.items.slice(1) })}\n`);
-  t.is(jsonCodec.encode(new ListBody(def, head, []), false), `${JSON.stringify({ ...head, items: [] })}\n`);
+  t.is(jsonCodec.encode(new ListBody(def, head, objs.slice(1)), false).toString(), `${JSON.stringify({ ...head, items: body.items.slice(1) })}\n`);
+  t.is(jsonCodec.encode(new ListBody(def, head, []), false).toString(), `${JSON.stringify({ ...head, items: [] })}\n`);
 });
