@@ -20,7 +20,7 @@ test('a stored object is served once per version: shared, deep-frozen, equal to 
   // a write stores a new object: never the old answer
   const v2 = stored('2', 'y');
   t.not(servedObject(cm, v2), a);
-  t.is((servedObject(cm, v2) as { data: { k: string } }).data.k, 'y');
+  t.is((servedObject(cm, v2) as unknown as { data: { k: string } }).data.k, 'y');
   // the status subresource is another form (its selfLink)
   t.is(servedObject(cm, v1, 'status').metadata.selfLink, '/api/v1/namespaces/a/configmaps/c/status');
   t.is(servedObject(cm, v1).metadata.selfLink, '/api/v1/namespaces/a/configmaps/c');
