@@ -5,9 +5,6 @@
 // series stay bounded as before), and its exposition is built only at scrape time.
 import type { Registry } from 'prom-client';
 
-/** NUL never occurs in a label value the server records (verbs, resource names, codes, modes). */
-const SEP = '\u0000';
-
 interface Sample {
   labels: Record<string, string | number>;
   sharedLabels?: Record<string, string>;
@@ -32,7 +29,10 @@ function labelsOf(names: readonly string[], values: readonly string[]): Record<s
 
 abstract class Series<S extends { readonly labels: Record<string, string> }> {
   readonly aggregator = 'sum' as const;
-  protected readonly series = new Map<string, S>();
+  /** Series by their label values, one map level per label (no key string is built per sample). */
+  private root = new Map<string, unknown>();
+  /** Every series, in the order they were first recorded (the exposition's order). */
+  protected readonly series: S[] = [];
 
   constructor(
     readonly name: string,
@@ -45,9 +45,24 @@ abstract class Series<S extends { readonly labels: Record<string, string> }> {
   }
 
   protected find(values: readonly string[], make: (labels: Record<string, string>) => S): S {
-    const key = values.length === 1 ? values[0] : values.join(SEP);
-    let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = make(labelsOf(this.labelNames, values))));
+    // a wrong number of values throws (labelsOf); a metric without labels has one series
+    if (values.length !== this.labelNames.length) return this.add(values, make);
+    if (values.length === 0) return this.series[0] ?? this.add(values, make);
+    let level = this.root;
+    const last = values.length - 1;
+    for (let i = 0; i < last; i++) {
+      let next = level.get(values[i]) as Map<string, unknown> | undefined;
+      if (!next) level.set(values[i], (next = new Map()));
+      level = next;
+    }
+    let s = level.get(values[last]) as S | undefined;
+    if (!s) level.set(values[last], (s = this.add(values, make)));
+    return s;
+  }
+
+  private add(values: readonly string[], make: (labels: Record<string, string>) => S): S {
+    const s = make(labelsOf(this.labelNames, values));
+    this.series.push(s);
     return s;
   }
 
@@ -61,7 +76,8 @@ abstract class Series<S extends { readonly labels: Record<string, string> }> {
   }
 
   reset(): void {
-    this.series.clear();
+    this.root = new Map();
+    this.series.length = 0;
   }
 }
 
@@ -79,7 +95,7 @@ export class SeriesCounter extends Series<CounterSeries> {
   }
 
   async getForPromString(): Promise<Exposition> {
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.series.values()].map((s) => ({ labels: s.labels, value: s.value })) };
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: this.series.map((s) => ({ labels: s.labels, value: s.value })) };
   }
 }
 
@@ -113,7 +129,7 @@ export class SeriesHistogram extends Series<HistogramSeries> {
   async getForPromString(): Promise<Exposition> {
     const values: Sample[] = [];
     const bucket = `${this.name}_bucket`;
-    for (const s of this.series.values()) {
+    for (const s of this.series) {
       let acc = 0;
       this.bounds.forEach((le, i) => {
         acc += s.counts[i];

@@ -39,3 +39,14 @@ test('a series needs a value for each label; a histogram refuses non-finite valu
   t.throws(() => h.observe(['only-one'], 1));
   t.throws(() => h.observe(['a', 'b'], Number.NaN));
 });
+
+test('a metric without labels has one series', async (t) => {
+  const r = new Registry();
+  const c = new SeriesCounter('z_total', 'z', [], [r]);
+  c.inc([]);
+  c.inc([], 2);
+  t.regex(await r.metrics(), /^z_total 3$/m);
+  c.reset();
+  c.inc([]);
+  t.regex(await r.metrics(), /^z_total 1$/m);
+});
