@@ -8,17 +8,19 @@ const COMMA = Buffer.from(',');
 const END = Buffer.from(']}\n');
 
 /**
- * The joined items of recent lists, per definition: a list of the same objects (the same versions,
- * in the same order) through the same definition has the same bytes, so it is copied whole. Keyed
- * by the objects themselves, compared by identity: never stale. Bounded in count and size.
+ * The joined items of recent lists: a list of the same objects (the same versions, in the same
+ * order) through the same definition has the same bytes, so it is copied whole. Matched by the
+ * objects themselves, compared by identity: never stale. Bounded in count and size (at most
+ * 16 × 512 KB held, most recent first).
  */
 interface JoinedItems {
+  readonly def: ResourceDef;
   readonly stored: readonly ApiObject[];
   readonly bytes: Buffer;
 }
-const recentLists = new WeakMap<ResourceDef, JoinedItems[]>();
-const MAX_RECENT_LISTS = 8;
-const MAX_JOINED_BYTES = 1 << 20;
+const recentLists: JoinedItems[] = [];
+const MAX_RECENT_LISTS = 16;
+const MAX_JOINED_BYTES = 512 * 1024;
 
 function sameObjects(a: readonly ApiObject[], b: readonly ApiObject[]): boolean {
   if (a.length !== b.length) return false;
@@ -42,14 +44,16 @@ function joinItems(def: ResourceDef, stored: readonly ApiObject[]): Buffer {
 }
 
 function joinedItems(def: ResourceDef, stored: readonly ApiObject[]): Buffer {
-  let recent = recentLists.get(def);
-  if (recent) {
-    for (const r of recent) if (sameObjects(r.stored, stored)) return r.bytes;
-  } else recentLists.set(def, (recent = []));
+  for (let i = 0; i < recentLists.length; i++) {
+    const r = recentLists[i];
+    if (r.def !== def || !sameObjects(r.stored, stored)) continue;
+    if (i > 0) recentLists.unshift(...recentLists.splice(i, 1));
+    return r.bytes;
+  }
   const bytes = joinItems(def, stored);
   if (bytes.length <= MAX_JOINED_BYTES) {
-    recent.unshift({ stored: [...stored], bytes });
-    if (recent.length > MAX_RECENT_LISTS) recent.pop();
+    recentLists.unshift({ def, stored: [...stored], bytes });
+    if (recentLists.length > MAX_RECENT_LISTS) recentLists.pop();
   }
   return bytes;
 }
