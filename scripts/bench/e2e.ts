@@ -204,7 +204,11 @@ export default async function run(): Promise<void> {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
   const useWrk = haveWrk();
   const base = await startChild('node', ['scripts/bench/baseline-server.mjs', '--cert', cert, '--key', key]);
-  const server = await startServer(dir, cert, key);
+  // a server that fails to start must not leave the baseline running (it holds the caller's stdout)
+  const server = await startServer(dir, cert, key).catch((e: unknown) => {
+    base.child.kill();
+    throw e;
+  });
   try {
     const t0 = Date.now();
     await seed(server.url);

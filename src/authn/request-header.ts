@@ -71,10 +71,25 @@ export function userFromHeaders(req: HeaderRequest, names: RequestHeaderNames): 
 }
 
 /** The lower-cased names and prefixes to strip, computed once per names object (this runs on every request). */
-const stripSets = new WeakMap<RequestHeaderNames, { exact: Set<string>; prefixes: string[] }>();
-function stripSetOf(names: RequestHeaderNames): { exact: Set<string>; prefixes: string[] } {
+interface StripSet {
+  exact: Set<string>;
+  prefixes: string[];
+  /**
+   * The first character codes (| 0x20, which lower-cases letters) of every name and prefix: a header
+   * starting with none of them is left at once. (Names are never empty: `lower` drops empty ones.)
+   */
+  firsts?: Set<number>;
+}
+const stripSets = new WeakMap<RequestHeaderNames, StripSet>();
+function stripSetOf(names: RequestHeaderNames): StripSet {
   let sets = stripSets.get(names);
-  if (!sets) stripSets.set(names, (sets = { exact: new Set([...lower(names.usernameHeaders), ...lower(names.groupHeaders)]), prefixes: lower(names.extraHeaderPrefixes) }));
+  if (!sets) {
+    const exact = new Set([...lower(names.usernameHeaders), ...lower(names.groupHeaders)]);
+    const prefixes = lower(names.extraHeaderPrefixes);
+    const all = [...exact, ...prefixes];
+    const firsts = all.every((n) => n !== '') ? new Set(all.map((n) => n.charCodeAt(0) | 0x20)) : undefined;
+    stripSets.set(names, (sets = { exact, prefixes, firsts }));
+  }
   return sets;
 }
 
@@ -88,9 +103,10 @@ export function stripRequestHeaders(
   names: RequestHeaderNames = defaultRequestHeaderNames,
   headersDistinct?: Record<string, string[] | undefined>,
 ): void {
-  const { exact, prefixes } = stripSetOf(names);
+  const { exact, prefixes, firsts } = stripSetOf(names);
   for (const target of headersDistinct ? [headers, headersDistinct] : [headers]) {
     for (const h of Object.keys(target)) {
+      if (firsts && !firsts.has(h.charCodeAt(0) | 0x20)) continue;
       const l = h.toLowerCase();
       if (exact.has(l) || prefixes.some((p) => l.startsWith(p))) delete target[h];
     }

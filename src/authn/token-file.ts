@@ -1,6 +1,6 @@
 // --token-auth-file: CSV token,user,uid[,"group1,group2"][,ignored...]. Tokens are held only as
 // SHA-256 digests and looked up by digest, so no comparison ever runs over the secret itself.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { UserInfo } from './types.ts';
 import { parseCredentialFile } from './csv.ts';
@@ -8,7 +8,8 @@ import type { TokenAuthenticator } from './token.ts';
 import { AuthnConfigError } from './config-error.ts';
 
 function digest(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64');
+  // one-shot: no Hash object per request
+  return hash('sha256', secret, 'base64');
 }
 
 /** Parse the file's text; `path` names it in errors. Duplicate tokens: the last row wins. */

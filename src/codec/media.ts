@@ -19,8 +19,28 @@ export function parseMediaType(value: string): { essence: string; params: Record
   return { essence: head.trim().toLowerCase(), params };
 }
 
-export function parseAccept(header: string | undefined): MediaRange[] {
-  if (!header || !header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }];
+const ANY: readonly MediaRange[] = Object.freeze([Object.freeze({ type: '*', subtype: '*', params: Object.freeze({}), q: 1 })]);
+
+/** Parsed Accept headers by their text: clients send the same few again and again. Bounded. */
+const parsedAccept = new Map<string, readonly MediaRange[]>();
+const MAX_PARSED_ACCEPT = 256;
+const MAX_CACHED_ACCEPT_LENGTH = 256;
+
+/** The ranges of an Accept header, best first; shared and frozen (never change them). */
+export function parseAccept(header: string | undefined): readonly MediaRange[] {
+  if (!header) return ANY;
+  const known = parsedAccept.get(header);
+  if (known) return known;
+  const ranges = Object.freeze(parseAcceptText(header).map((r) => Object.freeze({ ...r, params: Object.freeze(r.params) })));
+  if (header.length <= MAX_CACHED_ACCEPT_LENGTH) {
+    if (parsedAccept.size >= MAX_PARSED_ACCEPT) parsedAccept.delete(parsedAccept.keys().next().value!);
+    parsedAccept.set(header, ranges);
+  }
+  return ranges;
+}
+
+function parseAcceptText(header: string): MediaRange[] {
+  if (!header.trim()) return [{ type: '*', subtype: '*', params: {}, q: 1 }];
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
     if (!part.trim()) continue;
@@ -45,6 +65,13 @@ function specificity(r: MediaRange): number {
   return (r.type === '*' ? 0 : 2) + (r.subtype === '*' ? 0 : 1);
 }
 
+/** Whether `range` covers the media type `offer` (`type/subtype`), without splitting it. */
+function matches(range: MediaRange, offer: string): boolean {
+  const slash = offer.indexOf('/');
+  const typeOk = range.type === '*' || (slash === range.type.length && offer.startsWith(range.type));
+  return typeOk && (range.subtype === '*' || (offer.length - slash - 1 === range.subtype.length && offer.endsWith(range.subtype)));
+}
+
 /** Parameters that ask for a conversion (`as`, `g`, `v`): such ranges match only where the caller's `convertible` accepts them. */
 const conversionParams = ['as', 'g', 'v'];
 /** A server version this server never serves output in: such ranges never match. */
@@ -66,8 +93,7 @@ export function negotiate(
     const converts = conversionParams.some((p) => p in range.params);
     if (converts && !convertible) continue;
     for (const offer of offers) {
-      const [t, s] = offer.split('/');
-      if ((range.type === '*' || range.type === t) && (range.subtype === '*' || range.subtype === s)) {
+      if (matches(range, offer)) {
         if (converts && !convertible!(offer, range.params)) continue;
         return { mediaType: offer, params: range.params };
       }

@@ -18,6 +18,7 @@ import { listSelection } from './filter.ts';
 import { decode, toStorage } from '../api/scheme.ts';
 import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
+import { servedObject } from './served.ts';
 import { parseDeleteOptions, type DeleteOptions } from './delete-options.ts';
 import { applyPatch, patchTypeOf } from './patch/index.ts';
 import type { ListMergeRule } from '../api/strategy.ts';
@@ -101,9 +102,10 @@ export class GenericRegistry {
   get(req: RestRequest): RestResponse {
     const obj = this.store.get(this.keyOf(req.def, req.namespace, req.name));
     if (!obj) throw errors.notFound(this.gr(req.def), req.name);
-    let out = forResponse(req.def, obj, req.subresource);
-    if (isTrue(req.query.get('export'))) out = { ...exportObject(out, isTrue(req.query.get('exact'))), kind: req.def.kind, apiVersion: apiVersionOf(req.def) } as ApiObject;
-    return { status: 200, body: out };
+    // shared and deep-frozen (served.ts): encoded once per object version
+    const out = servedObject(req.def, obj, req.subresource);
+    if (!isTrue(req.query.get('export'))) return { status: 200, body: out };
+    return { status: 200, body: { ...exportObject(out, isTrue(req.query.get('exact'))), kind: req.def.kind, apiVersion: apiVersionOf(req.def) } as ApiObject };
   }
 
   list(req: RestRequest): RestResponse {

@@ -17,11 +17,22 @@ const methodVerbs: Record<string, string> = {
 export class RequestInfoError extends Error {}
 
 function decodeSegment(raw: string): string | undefined {
+  // without a '%' there is nothing to decode (and nothing that could fail to)
+  if (!raw.includes('%')) return raw;
   try {
     return decodeURIComponent(raw);
   } catch {
     return undefined;
   }
+}
+
+/** The path without leading and trailing slashes. */
+function trimSlashes(path: string): string {
+  let a = 0;
+  let b = path.length;
+  while (a < b && path.charCodeAt(a) === 47) a++;
+  while (b > a && path.charCodeAt(b - 1) === 47) b--;
+  return a === 0 && b === path.length ? path : path.slice(a, b);
 }
 
 function isCanonicalSegment(s: string | undefined): s is string {
@@ -49,44 +60,44 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     name: '',
     parts: [],
   };
-  const decoded = path.replace(/^\/+|\/+$/g, '').split('/').map(decodeSegment);
-  if (decoded.length < 3) return info;
+  const decoded = trimSlashes(path).split('/').map(decodeSegment);
+  const n = decoded.length;
+  if (n < 3) return info;
   if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
   // a resource path is read segment by segment, each decoded once; a segment that is empty, a dot
   // segment, undecodable or an encoded `/` could be read differently by another layer (a proxy that
   // normalises, a client that re-encodes), so such a path names nothing
   if (!decoded.every(isCanonicalSegment)) throw new RequestInfoError(`the path ${JSON.stringify(path)} is not a canonical resource path`);
-  let segs: string[] = decoded;
+  const segs = decoded as string[];
+  // i: the first segment not yet read
+  let i = 1;
   info.apiPrefix = segs[0];
-  segs = segs.slice(1);
   if (info.apiPrefix === 'apis') {
-    if (segs.length < 3) return info;
-    info.apiGroup = segs[0];
-    segs = segs.slice(1);
+    if (n - i < 3) return info;
+    info.apiGroup = segs[i++];
   }
   info.isResourceRequest = true;
-  info.apiVersion = segs[0];
-  segs = segs.slice(1);
+  info.apiVersion = segs[i++];
 
-  if (specialVerbs.has(segs[0])) {
-    if (segs.length < 2) throw new RequestInfoError(`unable to determine kind and namespace from url, ${path}`);
-    info.verb = segs[0];
-    segs = segs.slice(1);
+  if (specialVerbs.has(segs[i])) {
+    if (n - i < 2) throw new RequestInfoError(`unable to determine kind and namespace from url, ${path}`);
+    info.verb = segs[i++];
   } else {
     info.verb = methodVerbs[method.toUpperCase()] ?? '';
   }
 
-  if (segs[0] === 'namespaces') {
-    if (segs.length > 1) {
-      info.namespace = segs[1];
-      if (segs.length > 2 && !namespaceSubresources.has(segs[2])) segs = segs.slice(2);
+  if (segs[i] === 'namespaces') {
+    if (n - i > 1) {
+      info.namespace = segs[i + 1];
+      if (n - i > 2 && !namespaceSubresources.has(segs[i + 2])) i += 2;
     }
   }
-  info.parts = segs;
+  const rest = segs.slice(i);
+  info.parts = rest;
   const proxyLike = info.verb === 'proxy' || info.verb === 'redirect';
-  if (segs.length >= 3 && !proxyLike) info.subresource = segs[2];
-  if (segs.length >= 2) info.name = segs[1];
-  if (segs.length >= 1) info.resource = segs[0];
+  if (rest.length >= 3 && !proxyLike) info.subresource = rest[2];
+  if (rest.length >= 2) info.name = rest[1];
+  if (rest.length >= 1) info.resource = rest[0];
 
   if (info.name === '' && info.verb === 'get') info.verb = watchRequested(query) ? 'watch' : 'list';
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';

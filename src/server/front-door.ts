@@ -7,13 +7,14 @@ import type { RequestState } from './state.ts';
 
 /** Step 1: resolve the request line once into ctx.state (resolved, query, longRunning). */
 export function resolveMiddleware(door: FrontDoor): Koa.Middleware<RequestState> {
-  return async (ctx, next) => {
+  // not async: nothing to wait for here, so no promise of its own (koa-compose turns a throw into a rejection)
+  return (ctx, next) => {
     // from the request line alone: Koa's ctx.URL depends on the Host header (and is empty for a bad one)
     const { resolved, query, longRunning } = door.resolve(ctx.method, ctx.path, ctx.querystring);
     ctx.state.resolved = resolved;
     ctx.state.query = query;
     ctx.state.longRunning = longRunning;
-    await next();
+    return next();
   };
 }
 

@@ -7,7 +7,7 @@ import { endpointConversions } from '../registry/tables/conversion.ts';
 import type { GenericRegistry } from '../registry/rest.ts';
 import type { WatchHub } from '../store/watch-hub.ts';
 import { STREAMING_SUBRESOURCES, type KubeletService } from '../registry/kubelet/service.ts';
-import { readBody } from './middleware/body.ts';
+import { hasBody, readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import type { RequestState } from './state.ts';
 import { serveWatch, type WatchDeps } from './watch/handler.ts';
@@ -65,7 +65,7 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
       ctx.respond = false;
       return d.streaming.serve({ target, attrs: ctx.state.resolved.attrs, query: ctx.state.query, user: ctx.state.user, req: ctx.req, res: ctx.res });
     }
-    const raw = await readBody(ctx, d.options.maxRequestBodyBytes);
+    const raw = hasBody(ctx) ? await readBody(ctx, d.options.maxRequestBodyBytes) : undefined;
     const contentType = ctx.get('Content-Type');
     const body = raw ? decodeRequestBody(contentType, raw, bodies, ctx.method) : undefined;
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);

@@ -97,3 +97,13 @@ test('stripRequestHeaders removes user, group and extra headers from both views,
   stripRequestHeaders(h, custom);
   t.deepEqual(h, { 'x-remote-user': 'kept' });
 });
+
+test('stripRequestHeaders: names of any first character and case are removed; empty names are ignored', (t) => {
+  const names = { usernameHeaders: ['Auth-User', '1-User'], groupHeaders: ['x-g'], extraHeaderPrefixes: ['Z-Extra-'] };
+  const h: Record<string, string> = { 'AUTH-USER': 'u', '1-user': 'n', 'X-G': 'g', 'z-extra-k': 'e', 'auth-other': 'kept', accept: 'kept' };
+  stripRequestHeaders(h, names);
+  t.deepEqual(h, { 'auth-other': 'kept', accept: 'kept' });
+  const all: Record<string, string> = { a: '1', 'x-b': '2' };
+  stripRequestHeaders(all, { usernameHeaders: ['x-u', ' '], groupHeaders: [], extraHeaderPrefixes: [''] });
+  t.deepEqual(all, { a: '1', 'x-b': '2' });
+});

@@ -11,12 +11,34 @@ const objs = [1, 2, 3].map((i) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', 
 
 test('the cached JSON of a list equals JSON.stringify of its plain form, in every codec', (t) => {
   const body = new ListBody(def, head, objs);
-  const fast = jsonCodec.encode(body, false) as string;
+  const fast = jsonCodec.encode(body, false).toString();
   t.is(fast, `${JSON.stringify(body.toJSON())}\n`);
   t.deepEqual(JSON.parse(fast).items[1], { metadata: { name: 'c2', namespace: 'a', resourceVersion: '2', selfLink: '/api/v1/namespaces/a/configmaps/c2' }, data: { k: 'v2', quote: 'a"b\\n' } });
   t.is(jsonCodec.encode(body, true), JSON.stringify(body.toJSON(), null, 2));
   t.regex(yamlCodec.encode(body, false) as string, /^kind: ConfigMapList\n/);
   // a second list reuses the cached items and still matches
-  t.is(jsonCodec.encode(new ListBody(def, head, objs.slice(1)), false), `${JSON.stringify({ ...head, items: body.items.slice(1) })}\n`);
-  t.is(jsonCodec.encode(new ListBody(def, head, []), false), `${JSON.stringify({ ...head, items: [] })}\n`);
+  t.is(jsonCodec.encode(new ListBody(def, head, objs.slice(1)), false).toString(), `${JSON.stringify({ ...head, items: body.items.slice(1) })}\n`);
+  t.is(jsonCodec.encode(new ListBody(def, head, []), false).toString(), `${JSON.stringify({ ...head, items: [] })}\n`);
+});
+
+test('a repeated list reuses its joined items, and a new object version is never answered with the old bytes', (t) => {
+  const mk = (name: string, rv: string, v: string) =>
+    freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'b', resourceVersion: rv }, data: { v } } as ApiObject, true);
+  const a = mk('a', '1', 'x');
+  const b = mk('b', '2', 'y');
+  const plain = (items: ApiObject[]) => `${JSON.stringify({ ...head, items: new ListBody(def, head, items).items })}\n`;
+  t.is(jsonCodec.encode(new ListBody(def, head, [a, b]), false).toString(), plain([a, b]));
+  t.is(jsonCodec.encode(new ListBody(def, head, [a, b]), false).toString(), plain([a, b]));
+  // b written again: a new stored object, a new answer
+  const b2 = mk('b', '3', 'z');
+  const after = jsonCodec.encode(new ListBody(def, head, [a, b2]), false).toString();
+  t.is(after, plain([a, b2]));
+  t.regex(after, /"v":"z"/);
+  t.notRegex(after, /"v":"y"/);
+  // other selections of the same objects
+  t.is(jsonCodec.encode(new ListBody(def, head, [b2]), false).toString(), plain([b2]));
+  t.is(jsonCodec.encode(new ListBody(def, head, [b2, a]), false).toString(), plain([b2, a]));
+  // another definition of the kind (another group-version) has its own items
+  const other = { ...def, version: 'v9' };
+  t.regex(jsonCodec.encode(new ListBody(other, head, [a]), false).toString(), /"selfLink":"\/api\/v9\/namespaces\/b\/configmaps\/a"/);
 });

@@ -3,6 +3,7 @@ import type { Codec } from '../../src/codec/codec.ts';
 import { jsonCodec } from '../../src/codec/codecs.ts';
 import { jsonWatchFraming } from '../../src/codec/json.ts';
 import { MediaTypeRegistry, mediaTypes, type MediaTypeEntry } from '../../src/codec/media-types.ts';
+import { negotiate, parseAccept } from '../../src/codec/media.ts';
 
 const offers = (role: Parameters<typeof mediaTypes.role>[0]) => [...mediaTypes.role(role).offers];
 
@@ -88,4 +89,24 @@ test('a registry refuses an entry that cannot play its roles, and a name listed 
   t.throws(() => new MediaTypeRegistry([{ ...bare, roles: ['watch'], codec: jsonCodec }]), { message: /plays watch without a watch/ });
   t.throws(() => new MediaTypeRegistry([{ ...bare, codec: jsonCodec }, { ...bare, codec: jsonCodec }]), { message: /listed twice/ });
   t.throws(() => new MediaTypeRegistry([{ ...bare, mediaType: 'Application/X-Thing', codec: jsonCodec }]), { message: /lower case/ });
+});
+
+test('a parsed Accept header is reused for the same text, frozen, and negotiates as before', (t) => {
+  const h = 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json;q=0.9';
+  const a = parseAccept(h);
+  t.is(parseAccept(h), a);
+  t.true(Object.isFrozen(a) && Object.isFrozen(a[0]) && Object.isFrozen(a[0].params));
+  t.deepEqual(a.map((r) => [r.type, r.subtype, r.q, r.params]), [
+    ['application', 'json', 1, { as: 'Table', v: 'v1', g: 'meta.k8s.io' }],
+    ['application', 'json', 0.9, {}],
+  ]);
+  t.deepEqual(parseAccept(undefined).map((r) => `${r.type}/${r.subtype}`), ['*/*']);
+  t.deepEqual(parseAccept('  ').map((r) => `${r.type}/${r.subtype}`), ['*/*']);
+  // offers are matched by type and subtype exactly, or by a wildcard
+  t.is(negotiate('application/*', ['text/plain', 'application/yaml'])?.mediaType, 'application/yaml');
+  t.is(negotiate('application/jso, applicatio/json', ['application/json']), undefined);
+  t.is(negotiate('*/json', ['application/yaml', 'application/json'])?.mediaType, 'application/json');
+  // many distinct headers: each still parsed right (the cache is bounded)
+  for (let i = 0; i < 600; i++) t.is(parseAccept(`application/x-${i}`)[0].subtype, `x-${i}`);
+  t.is(parseAccept(h)[0].params.as, 'Table');
 });

@@ -8,12 +8,20 @@ export function requestBodyOf(req: object): Buffer | undefined {
   return bodies.get(req);
 }
 
+/**
+ * HTTP/1.1: without Content-Length or Transfer-Encoding there is no body; the caller need not wait a
+ * turn of the event loop for the stream's end (most requests are bodiless GETs).
+ */
+export function hasBody(ctx: Koa.Context): boolean {
+  const h = ctx.req.headers;
+  const length = h['content-length'];
+  return !!h['transfer-encoding'] || (length !== undefined && length !== '' && length !== '0');
+}
+
 /** Read the raw request body, refusing more than `limit` bytes with 413 before buffering it all. */
 export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer | undefined> {
-  // HTTP/1.1: without Content-Length or Transfer-Encoding there is no body; do not wait a turn of the
-  // event loop for the stream's end (most requests are bodiless GETs)
+  if (!hasBody(ctx)) return undefined;
   const length = ctx.get('Content-Length');
-  if (!ctx.get('Transfer-Encoding') && (length === '' || length === '0')) return undefined;
   const declared = Number(length || NaN);
   if (Number.isFinite(declared) && declared > limit) {
     ctx.req.resume();
