@@ -1,6 +1,7 @@
 // What a client sees when etcd refuses or cannot take a write: an object over etcd's request limit is
 // 413 RequestEntityTooLarge and nothing is stored; with etcd down, writes are 503 ServiceUnavailable
-// with Retry-After at once (reads keep being served), and writes work again once etcd is back. When a
+// (504 Timeout when a call on a dropped connection ran out its deadline) with Retry-After at once
+// (reads keep being served), and writes work again once etcd is back. When a
 // three-member etcd loses quorum, the member left takes writes and never commits them: 504 Timeout
 // (the write may yet be applied) or 503, with Retry-After, and writes work again with quorum. A
 // server whose etcd watch can only resume from a compacted revision answers writes 503 and says to
@@ -60,7 +61,7 @@ test('an object over etcd request limit is 413 RequestEntityTooLarge and is not 
   }
 });
 
-test('with etcd down, writes are 503 with Retry-After at once, reads still work; writes resume when etcd is back', async (t) => {
+test('with etcd down, writes are 503 (or 504 when a dropped call timed out) with Retry-After at once, reads still work; writes resume when etcd is back', async (t) => {
   const etcd = await startEtcd(1);
   const server = await startServeProcess({
     args: ['--storage-backend=etcd3', `--etcd-servers=${etcd.endpoints[0]}`, `--service-account-key-file=${keyFile}`],
@@ -72,10 +73,10 @@ test('with etcd down, writes are 503 with Retry-After at once, reads still work;
     for (const name of ['down-1', 'down-2']) {
       const started = Date.now();
       const res = await server.req('POST', EVENTS, event(name, 'etcd is down'));
-      t.is(res.status, 503, res.text);
-      t.is(res.json.reason, 'ServiceUnavailable');
-      t.regex(res.json.message, /^storage is unavailable: /);
-      t.is(res.headers.get('retry-after'), '1');
+      // 503 when the client knows etcd refused; 504 when a call on a connection that was dropped under
+      // it ran out its deadline (the client cannot tell whether it was sent): both say retry
+      t.true(storageOutage(res), res.text);
+      t.regex(res.json.message, res.status === 503 ? /^storage is unavailable: / : /^storage did not answer in time; the write may or may not have been applied/);
       t.true(Date.now() - started < 15_000, 'answered without waiting for etcd to come back');
     }
     const read = await server.req('GET', `${EVENTS}/before`);
@@ -84,9 +85,10 @@ test('with etcd down, writes are 503 with Retry-After at once, reads still work;
     await etcd.members[0]!.restart();
     let status = 0;
     for (let attempt = 0; attempt < 120 && status !== 201; attempt++) {
-      status = (await server.req('POST', EVENTS, event(`after-${attempt}`, 'back'))).status;
+      const res = await server.req('POST', EVENTS, event(`after-${attempt}`, 'back'));
+      status = res.status;
       if (status !== 201) {
-        t.is(status, 503, 'while the client reconnects, still a clean 503');
+        t.true(storageOutage(res), `while the client reconnects, still a clean 503 or 504: ${res.text}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }
