@@ -17,13 +17,15 @@ const duration = Number(process.env.BENCH_SECONDS ?? 5);
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const TOKEN = 'bench-proxy-token-0123456789abcdef';
 
-interface Figure { rps: number; p99: number }
+interface Figure { rps: number; p99: number; errors: number }
 
 async function measure(url: string, headers: Record<string, string>): Promise<Figure> {
   await autocannon({ url, connections: 50, duration: warmup, headers });
   const r = await autocannon({ url, connections: 50, duration, headers });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
-  return { rps: r.requests.average, p99: r.latency.p99 };
+  // every answer must be a 2xx (a 401/403 would be measured as throughput); a connection error or
+  // timeout now and then (one in hundreds of thousands was seen, at random setups) is reported, not fatal
+  if (r.non2xx > 0 || r.errors > r.requests.total / 1000) throw new Error(`${url}: ${r.non2xx} non-2xx responses, ${r.errors} errors of ${r.requests.total}`);
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors };
 }
 
 function freePort(): Promise<number> {
@@ -147,7 +149,7 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
     console.log(`proxy direct hello-world: ${direct.rps.toFixed(0)} req/s, p99 ${direct.p99} ms`);
     for (const [name] of targets.slice(1)) {
       const f = best.get(name)!;
-      console.log(`${name}: ${f.rps.toFixed(0)} req/s (${((f.rps / direct.rps) * 100).toFixed(1)}% of direct), p99 ${f.p99} ms (${(f.p99 / Math.max(direct.p99, 1)).toFixed(1)}x direct)`);
+      console.log(`${name}: ${f.rps.toFixed(0)} req/s (${((f.rps / direct.rps) * 100).toFixed(1)}% of direct), p99 ${f.p99} ms (${(f.p99 / Math.max(direct.p99, 1)).toFixed(1)}x direct)${f.errors ? `; ${f.errors} connection errors` : ''}`);
     }
   } finally {
     // proxies first, the upstream last: no request of a proxy meets a closed upstream

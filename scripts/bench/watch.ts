@@ -13,13 +13,15 @@
 //   WATCH_CLIENT_PROCS=2
 // The writer is paced at WATCH_RATE and the rate reported is writes over the whole writing time, which
 // the pacing's last slice always stretches: 1,010 offered makes "≥ 1,000 achieved" reachable.
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ApiObject } from '../../src/api/object.ts';
+import { benchPod, NAMESPACES, STAMP } from './pod-shape.mjs';
+import { existsSync } from 'node:fs';
 
 const env = (k: string, d: number) => (process.env[k] ? Number(process.env[k]) : d);
 const PODS = env('WATCH_PODS', 150_000);
@@ -28,10 +30,8 @@ const CLUSTER = env('WATCH_CLUSTER', 500);
 const RATE = env('WATCH_RATE', 1_010);
 const CLIENT_PROCS = Math.max(1, env('WATCH_CLIENT_PROCS', 2));
 const SECONDS = env('WATCH_SECONDS', 30);
-const NAMESPACES = 50;
 /** Share of updates that move a pod to another node (node watchers then see DELETED + ADDED). */
 const MOVE_SHARE = 0.05;
-const STAMP = 'bench.portcullis.io/committed-at';
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -197,20 +197,25 @@ async function clients(): Promise<void> {
 // ---------------------------------------------------------------- the server process
 
 function pod(i: number, node: number, stamp?: number): ApiObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `pod-${i}`,
-      namespace: `ns-${i % NAMESPACES}`,
-      uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
-      labels: { app: `app-${i % 100}` },
-      annotations: stamp === undefined ? {} : { [STAMP]: stamp.toFixed(3) },
-      creationTimestamp: '2016-10-01T00:00:00Z',
-    },
-    spec: { nodeName: `node-${node}`, containers: [{ name: 'app', image: 'nginx:1.11' }], restartPolicy: 'Always' },
-    status: { phase: 'Running', podIP: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
-  } as ApiObject;
+  return benchPod(i, node, stamp) as ApiObject;
+}
+
+/**
+ * The resident-size target, measured on the server as users run it: `node dist/…` in a process of
+ * its own (rss-probe.mjs) holding the same pods, no watchers — this process also carries tsx's
+ * loader thread. Needs `npm run build`.
+ */
+async function reportServerRss(): Promise<void> {
+  const probe = fileURLToPath(new URL('./rss-probe.mjs', import.meta.url));
+  if (!existsSync(fileURLToPath(new URL('../../dist/server/server.js', import.meta.url)))) {
+    console.log('server memory with the pods: dist/ not built (npm run build), rss target not measured');
+    return;
+  }
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--expose-gc', probe], { env: { ...process.env, WATCH_PODS: String(PODS), WATCH_NODES: String(NODES) }, maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  const m = JSON.parse(out.trim().split('\n').pop()!) as { rss: number; heapUsed: number; seedMs: number };
+  console.log(`server memory with ${PODS.toLocaleString('en')} pods, no watchers (node dist/, own process): rss ${mb(m.rss)}, heap ${mb(m.heapUsed)} (target rss ≤ 300 MB: ${verdict(m.rss <= 300 * 2 ** 20)})`);
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -270,6 +275,7 @@ export default async function run(): Promise<void> {
     };
   };
   try {
+    await reportServerRss();
     // 150,000 pods spread over the nodes
     const nodeOf = new Int32Array(PODS);
     let t0 = performance.now();
@@ -280,7 +286,7 @@ export default async function run(): Promise<void> {
     console.log(`seeded ${PODS.toLocaleString('en')} pods in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     gc();
     const memBefore = process.memoryUsage();
-    console.log(`server memory with ${PODS.toLocaleString('en')} pods, no watchers: rss ${mb(memBefore.rss)}, heap ${mb(memBefore.heapUsed)} (target rss ≤ 300 MB: ${verdict(memBefore.rss <= 300 * 2 ** 20)})`);
+    console.log(`this bench process (server + writer under tsx) with ${PODS.toLocaleString('en')} pods, no watchers: rss ${mb(memBefore.rss)}, heap ${mb(memBefore.heapUsed)}`);
 
     const startRv = String(store.revision);
     const readies = await Promise.all(
