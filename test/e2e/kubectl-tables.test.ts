@@ -65,7 +65,8 @@ test.serial('kubectl get -w prints the header, the rows, then each change as a r
     new Promise<string[]>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out; output so far:\n${out}`)), 20_000);
       const check = () => {
-        const ls = out.split('\n').filter((l) => l.trim());
+        // complete lines only: a chunk may end inside a row
+        const ls = out.split('\n').slice(0, -1).filter((l) => l.trim());
         if (ls.length >= n) {
           clearTimeout(timer);
           resolve(ls);
