@@ -78,7 +78,7 @@ interface StripSet {
    * The first character codes (| 0x20, which lower-cases letters) of every name and prefix: a header
    * starting with none of them is left at once. (Names are never empty: `lower` drops empty ones.)
    */
-  firsts?: Set<number>;
+  firsts: Set<number>;
 }
 const stripSets = new WeakMap<RequestHeaderNames, StripSet>();
 function stripSetOf(names: RequestHeaderNames): StripSet {
@@ -86,8 +86,7 @@ function stripSetOf(names: RequestHeaderNames): StripSet {
   if (!sets) {
     const exact = new Set([...lower(names.usernameHeaders), ...lower(names.groupHeaders)]);
     const prefixes = lower(names.extraHeaderPrefixes);
-    const all = [...exact, ...prefixes];
-    const firsts = all.every((n) => n !== '') ? new Set(all.map((n) => n.charCodeAt(0) | 0x20)) : undefined;
+    const firsts = new Set([...exact, ...prefixes].map((n) => n.charCodeAt(0) | 0x20));
     stripSets.set(names, (sets = { exact, prefixes, firsts }));
   }
   return sets;
@@ -106,7 +105,7 @@ export function stripRequestHeaders(
   const { exact, prefixes, firsts } = stripSetOf(names);
   for (const target of headersDistinct ? [headers, headersDistinct] : [headers]) {
     for (const h of Object.keys(target)) {
-      if (firsts && !firsts.has(h.charCodeAt(0) | 0x20)) continue;
+      if (!firsts.has(h.charCodeAt(0) | 0x20)) continue;
       const l = h.toLowerCase();
       if (exact.has(l) || prefixes.some((p) => l.startsWith(p))) delete target[h];
     }

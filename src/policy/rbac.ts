@@ -3,7 +3,7 @@
 // (scope "*"), RoleBindings only in their namespace (scope <ns>); a RoleBinding may name a
 // ClusterRole, whose rules then apply only in the binding's namespace. Subjects: User → users,
 // Group → groups, ServiceAccount → users["system:serviceaccount:<ns>:<name>"].
-import { emptyPolicy, record, type CompiledPolicy, type DataPatch, type Grant, type Rule, type ScopeIndex } from './format.ts';
+import { emptyPolicy, emptyScope, record, type CompiledPolicy, type DataPatch, type Grant, type Rule, type ScopeIndex } from './format.ts';
 
 export interface PolicyRuleObject {
   verbs?: string[];
@@ -227,7 +227,7 @@ export class RbacCompiler {
       for (const kind of ['users', 'groups'] as const) {
         for (const [key, list] of s[kind]) {
           if (!list.length) continue;
-          idx ??= p.scopes[scope] = { users: record(), groups: record(), any: [] };
+          idx ??= p.scopes[scope] = emptyScope();
           idx[kind][key] = list;
         }
       }

@@ -1,10 +1,12 @@
 // Real upstreams on loopback (and a unix socket) that answer with what they received, and a raw HTTP
 // client that sends the request target byte for byte (fetch would normalise `..` and `//` away).
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 export interface Echo {
   upstream: string;
@@ -85,3 +87,28 @@ export function tokenFile(dir: string, users: Record<string, string[]>): string 
 }
 
 export const bearer = (user: string): Record<string, string> => ({ authorization: `Bearer tok-${user}` });
+
+/** A `portcullis proxy` command running as a user runs it: its stderr lines, its URL once it listens, its exit. */
+export interface ProxyProcess {
+  child: ChildProcess;
+  /** The first "listening on http://…" URL; rejects if the command exits first. */
+  url: Promise<string>;
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+export function spawnProxy(flags: string[]): ProxyProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'proxy', ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const lines: string[] = [];
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (l) => {
+      lines.push(l);
+      const m = /listening on (http:\/\/\S+)/.exec(l);
+      if (m) resolve(m[1]);
+    });
+    void exited.then((code) => reject(new Error(`proxy exited with ${code}: ${lines.join('\n')}`)));
+  });
+  url.catch(() => {}); // a caller that expects the exit need not wait for the URL
+  return { child, url, lines, exited };
+}

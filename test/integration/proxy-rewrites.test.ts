@@ -1,10 +1,9 @@
 import test from 'ava';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ProxyConfigError, resourceCheckFromFlags } from '../../src/config/proxy.ts';
-import { bearer, raw, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
+import { bearer, raw, spawnProxy, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
 
 // kube-rbac-proxy's authorization.resourceAttributes + rewrites as flags of the single-upstream mode,
 // through the real command: the namespace comes from a query parameter or a header.
@@ -33,15 +32,10 @@ test.after.always(async () => {
 });
 
 /** `portcullis proxy` with these flags on a free port; resolves with its URL. */
-async function proxy(flags: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'proxy', `--upstream=${up.url}`, '--insecure-listen-address=127.0.0.1:0',
-    `--token-auth-file=${tokens}`, `--rbac=${rbac}`, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
-  children.push(child);
-  const lines = createInterface({ input: child.stderr! });
-  return new Promise((resolve, reject) => {
-    lines.on('line', (l) => { const m = /listening on (http:\/\/\S+)/.exec(l); if (m) resolve(m[1]); });
-    child.once('exit', (code) => reject(new Error(`proxy exited with ${code}`)));
-  });
+function proxy(flags: string[]): Promise<string> {
+  const p = spawnProxy([`--upstream=${up.url}`, '--insecure-listen-address=127.0.0.1:0', `--token-auth-file=${tokens}`, `--rbac=${rbac}`, ...flags]);
+  children.push(p.child);
+  return p.url;
 }
 
 test('--resource-attributes with {{ .Value }} from --rewrite-query-parameter', async (t) => {

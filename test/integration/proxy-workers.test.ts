@@ -1,12 +1,10 @@
 // `portcullis proxy --workers N` as a user runs it: N processes on one listening port, each checking
 // every request; a worker that dies is replaced; SIGTERM stops them all; a worker that cannot start
 // stops the command with its exit code.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import test from 'ava';
-import { raw, startEcho, tempDir, type EchoServer } from './proxy-harness.ts';
+import { bearer, raw, spawnProxy, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
 
 let up: EchoServer;
 let dir: string;
@@ -15,8 +13,7 @@ let rbac: string;
 
 test.before(async () => {
   dir = tempDir('proxy-workers');
-  tokens = join(dir, 'tokens.csv');
-  writeFileSync(tokens, 'tok-alice,alice,uid-alice\ntok-bob,bob,uid-bob\n');
+  tokens = tokenFile(dir, { alice: [], bob: [] });
   rbac = join(dir, 'rbac.yaml');
   writeFileSync(rbac, [
     'apiVersion: rbac.authorization.platform.io/v1alpha1', 'kind: ClusterRole', 'metadata: {name: hello}',
@@ -32,28 +29,8 @@ test.after.always(async () => {
   await up?.close();
 });
 
-interface Started {
-  child: ChildProcess;
-  url: Promise<string>;
-  lines: string[];
-  exited: Promise<number | null>;
-}
-
-function start(flags: string[]): Started {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'proxy', `--upstream=${up.url}`, '--insecure-listen-address=127.0.0.1:0',
-    `--token-auth-file=${tokens}`, ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const lines: string[] = [];
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const url = new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (l) => {
-      lines.push(l);
-      const m = /listening on (http:\/\/\S+)/.exec(l);
-      if (m) resolve(m[1]);
-    });
-    void exited.then((code) => reject(new Error(`proxy exited with ${code}: ${lines.join('\n')}`)));
-  });
-  return { child, url, lines, exited };
-}
+/** The proxy with the token file, on a free port, plus these flags. */
+const start = (flags: string[]) => spawnProxy([`--upstream=${up.url}`, '--insecure-listen-address=127.0.0.1:0', `--token-auth-file=${tokens}`, ...flags]);
 
 /** The processes whose parent is `pid` and that run the proxy (not the TypeScript loader's helper). */
 function workersOf(pid: number): number[] {
@@ -85,7 +62,7 @@ test('--workers 2: two processes on one port, each authenticating and authorizin
   const workers = workersOf(p.child.pid!);
   t.is(workers.length, 2);
   // many connections: whichever worker takes one, the same front door answers
-  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => raw(url, 'GET', `/w/${i}`, { authorization: `Bearer tok-${i % 2 ? 'alice' : 'bob'}` })));
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => raw(url, 'GET', `/w/${i}`, bearer(i % 2 ? 'alice' : 'bob'))));
   for (const [i, r] of answers.entries()) {
     t.is(r.status, i % 2 ? 200 : 403, r.text);
     if (i % 2) t.is(r.json.headers['x-remote-user'], 'alice');
@@ -95,7 +72,7 @@ test('--workers 2: two processes on one port, each authenticating and authorizin
   process.kill(workers[0], 'SIGKILL');
   await until('a replacement worker', () => { const now = workersOf(p.child.pid!); return now.length === 2 && !now.includes(workers[0]); });
   await until('the replacement to listen', () => p.lines.some((l) => /worker \d+ ended .*starting another/.test(l)));
-  for (let i = 0; i < 6; i++) t.is((await raw(url, 'GET', '/after', { authorization: 'Bearer tok-alice' })).status, 200);
+  for (let i = 0; i < 6; i++) t.is((await raw(url, 'GET', '/after', bearer('alice'))).status, 200);
 
   p.child.kill('SIGTERM');
   t.is(await p.exited, 0);
@@ -106,11 +83,9 @@ test('--workers: a worker that cannot start stops the command with its code; a b
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'kind: [not a policy\n');
   const p = start([`--rbac=${bad}`, '--workers=2']);
-  p.url.catch(() => {});
   t.not(await p.exited, 0);
   t.true(p.lines.some((l) => l.includes('a worker failed to start')), p.lines.join('\n'));
   const zero = start([`--rbac=${rbac}`, '--workers=0']);
-  zero.url.catch(() => {});
   t.is(await zero.exited, 2);
   t.true(zero.lines.some((l) => l.includes('--workers: want 1 to 64')));
 });

@@ -51,13 +51,9 @@ export class SharedEncodings {
   private readonly encoded = new WeakMap<WatchChange, Map<string, Buffer>>();
   private lastChange: WatchChange | undefined;
   private lastEncoded: Map<string, Buffer> | undefined;
-  /** The last answer: the watchers of one dispatch mostly ask for the same change in the same format. */
-  private lastId: string | undefined;
-  private lastBuf: Buffer | undefined;
 
   encode(change: WatchChange, format: WatchFormat): Buffer {
     if (!change.shared || format.unshared?.()) return format.encode(change.type, change.object);
-    if (change === this.lastChange && format.id === this.lastId) return this.lastBuf!;
     // every watcher of one dispatch asks about the same change: skip the WeakMap for the repeats
     let perFormat = change === this.lastChange ? this.lastEncoded! : this.encoded.get(change);
     if (!perFormat) {
@@ -66,14 +62,11 @@ export class SharedEncodings {
     }
     this.lastChange = change;
     this.lastEncoded = perFormat;
-    this.lastId = undefined; // set again below, once this change's buffer exists
     let buf = perFormat.get(format.id);
     if (!buf) {
       buf = format.encode(change.type, change.object);
       perFormat.set(format.id, buf);
     }
-    this.lastId = format.id;
-    this.lastBuf = buf;
     return buf;
   }
 }
