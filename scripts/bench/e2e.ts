@@ -8,6 +8,7 @@
 //   E2E_CPU_PROF=DIR    run the server with --cpu-prof (profile written to DIR when it stops)
 //   E2E_LOAD=autocannon use autocannon even when wrk is installed
 //   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
+//   E2E_KOA=0           leave out the Koa hello-world reference line
 //   E2E_SERVER_DIR=DIR  run DIR/dist/main.js (another checkout's build, for a before/after table)
 // Needs `npm run build` first (dist/main.js).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -16,6 +17,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild } from './child.ts';
+import { loadName, runLoad } from './load-gen.ts';
 
 const ROUNDS = Number(process.env.E2E_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -32,19 +34,10 @@ interface Target {
   method?: 'GET' | 'POST';
   body?: string;
   token?: string;
-  /** Share of bare node:https this figure should reach, percent. */
+  /** Share of bare node:https this figure should reach, percent (none: a baseline or reference line). */
   target?: number;
-}
-
-function haveWrk(): boolean {
-  if (process.env.E2E_LOAD === 'autocannon') return false;
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (e) {
-    // wrk --version exits 1 after printing its version
-    return (e as { status?: number }).status === 1;
-  }
+  /** The process serving it (its CPU time is read). */
+  pid: number;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
@@ -55,49 +48,14 @@ function cpuSeconds(pid: number): number {
 }
 
 /** One timed run of the load generator (in its own process) against one target; requests/s. */
-function load(t: Target, seconds: number, dir: string, useWrk: boolean): Promise<number> {
+async function load(t: Target, seconds: number): Promise<number> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (t.token) headers.authorization = `Bearer ${t.token}`;
   if (t.body) headers['content-type'] = 'application/json';
-  let cmd: string;
-  let args: string[];
-  if (useWrk) {
-    const script = join(dir, 'wrk.lua');
-    // a Lua script sets method, body and headers; it also counts non-2xx answers in its summary
-    writeFileSync(
-      script,
-      [
-        `wrk.method = ${JSON.stringify(t.method ?? 'GET')}`,
-        t.body ? `wrk.body = ${JSON.stringify(t.body)}` : '',
-        ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`),
-      ].join('\n'),
-    );
-    cmd = 'wrk';
-    args = ['-t2', '-c50', `-d${seconds}s`, '-s', script, t.url];
-  } else {
-    cmd = process.execPath;
-    args = ['scripts/bench/load-child.mjs', JSON.stringify({ url: t.url, method: t.method ?? 'GET', body: t.body, headers, duration: seconds })];
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('error', reject);
-    child.on('exit', () => {
-      let rps: number;
-      let bad: number;
-      if (useWrk) {
-        rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
-        bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?(\d+) read/.exec(out)?.[1] ?? 0);
-      } else {
-        const r = JSON.parse(out) as { rps: number; non2xx: number; errors: number };
-        rps = r.rps;
-        bad = r.non2xx + r.errors;
-      }
-      if (!(rps > 0) || bad > 0) reject(new Error(`${t.name}: ${bad} bad answers, ${rps} req/s\n${out}`));
-      else resolve(rps);
-    });
-  });
+  const r = await runLoad({ url: t.url, method: t.method, body: t.body, headers, seconds });
+  const bad = r.non2xx + r.errors;
+  if (!(r.rps > 0) || bad > 0) throw new Error(`${t.name}: ${bad} bad answers, ${r.rps} req/s`);
+  return r.rps;
 }
 
 /** One HTTPS request to the server under test, as the admin; throws on any non-2xx. */
@@ -202,22 +160,25 @@ export default async function run(): Promise<void> {
   const cert = join(dir, 'tls.crt');
   const key = join(dir, 'tls.key');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
-  const useWrk = haveWrk();
   const base = await startChild('node', ['scripts/bench/baseline-server.mjs', '--cert', cert, '--key', key]);
-  // a server that fails to start must not leave the baseline running (it holds the caller's stdout)
+  // the same answer from a one-middleware Koa app: what the mandated framework alone reaches
+  const koa = await startChild('node', ['scripts/bench/baseline-server.mjs', '--koa', '--cert', cert, '--key', key]);
+  // a server that fails to start must not leave the baselines running (they hold the caller's stdout)
   const server = await startServer(dir, cert, key).catch((e: unknown) => {
     base.child.kill();
+    koa.child.kill();
     throw e;
   });
   try {
     const t0 = Date.now();
     await seed(server.url);
-    console.log(`e2e: load from ${useWrk ? 'wrk -t2 -c50' : 'autocannon -c50 (separate process)'}, ${ROUNDS} interleaved rounds of ${SECONDS} s (+${WARMUP} s warm-up each); seeded 1 user binding + ${OTHER_BINDINGS} other RoleBindings + 100 ConfigMaps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`e2e: load from ${loadName()}, ${ROUNDS} interleaved rounds of ${SECONDS} s (+${WARMUP} s warm-up each); seeded 1 user binding + ${OTHER_BINDINGS} other RoleBindings + 100 ConfigMaps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const coll = `${server.url}/api/v1/namespaces/${NS}/configmaps`;
     const targets: Target[] = [
-      { name: 'bare node:https hello-world', url: base.url },
-      { name: 'GET one ConfigMap', url: `${coll}/cm-7`, token: USER_TOKEN, target: 60 },
-      { name: 'LIST 100 ConfigMaps', url: coll, token: USER_TOKEN, target: 40 },
+      { name: 'bare node:https hello-world', url: base.url, pid: base.child.pid! },
+      { name: 'Koa hello-world (framework alone, reference)', url: koa.url, pid: koa.child.pid! },
+      { name: 'GET one ConfigMap', url: `${coll}/cm-7`, token: USER_TOKEN, target: 60, pid: server.child.pid! },
+      { name: 'LIST 100 ConfigMaps', url: coll, token: USER_TOKEN, target: 40, pid: server.child.pid! },
       {
         name: 'CREATE ConfigMap',
         url: `${server.url}/api/v1/namespaces/${CREATE_NS}/configmaps`,
@@ -225,10 +186,12 @@ export default async function run(): Promise<void> {
         body: JSON.stringify({ metadata: { generateName: 'load-' }, data: { key: 'value' } }),
         token: USER_TOKEN,
         target: 35,
+        pid: server.child.pid!,
       },
     ];
     const only = process.env.E2E_ONLY?.split(',');
-    if (only) targets.splice(1, targets.length, ...targets.slice(1).filter((t) => only.some((o) => t.name.includes(o))));
+    const keep = (t: Target) => (t.target === undefined ? process.env.E2E_KOA !== '0' : !only || only.some((o) => t.name.includes(o)));
+    targets.splice(1, targets.length, ...targets.slice(1).filter(keep));
     const best = new Map<string, number>();
     const ratios = new Map<string, number[]>();
     // the serving process's CPU time per request: a figure a busy machine disturbs far less than req/s
@@ -236,14 +199,13 @@ export default async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       let bare = 0;
       for (const t of targets) {
-        if (WARMUP > 0) await load(t, WARMUP, dir, useWrk);
-        const pid = t.target === undefined ? base.child.pid! : server.child.pid!;
-        const cpu0 = cpuSeconds(pid);
-        const rps = await load(t, SECONDS, dir, useWrk);
-        const us = ((cpuSeconds(pid) - cpu0) * 1e6) / (rps * SECONDS);
+        if (WARMUP > 0) await load(t, WARMUP);
+        const cpu0 = cpuSeconds(t.pid);
+        const rps = await load(t, SECONDS);
+        const us = ((cpuSeconds(t.pid) - cpu0) * 1e6) / (rps * SECONDS);
         cpuPerRequest.set(t.name, Math.min(cpuPerRequest.get(t.name) ?? Infinity, us));
         best.set(t.name, Math.max(best.get(t.name) ?? 0, rps));
-        if (t.target === undefined) bare = rps;
+        if (t === targets[0]) bare = rps;
         else ratios.set(t.name, [...(ratios.get(t.name) ?? []), rps / bare]);
       }
     }
@@ -255,11 +217,13 @@ export default async function run(): Promise<void> {
       const pct = (rps / bare) * 100;
       const perRound = ratios.get(t.name)!.map((r) => `${(r * 100).toFixed(0)}%`).join(' ');
       const cpu = cpuPerRequest.get(t.name)!;
-      console.log(`e2e ${t.name}: ${rps.toFixed(0)} req/s = ${pct.toFixed(1)}% of bare (target ≥ ${t.target}%: ${pct >= t.target! ? 'met' : 'MISSED'}; per round ${perRound})`);
+      const verdict = t.target === undefined ? '' : `target ≥ ${t.target}%: ${pct >= t.target ? 'met' : 'MISSED'}; `;
+      console.log(`e2e ${t.name}: ${rps.toFixed(0)} req/s = ${pct.toFixed(1)}% of bare (${verdict}per round ${perRound})`);
       console.log(`e2e   ${t.name}: server ${cpu.toFixed(0)} µs CPU/request = ${(bareCpu / cpu * 100).toFixed(1)}% of bare's CPU efficiency`);
     }
   } finally {
     base.child.kill();
+    koa.child.kill();
     await stop(server.child);
   }
 }
