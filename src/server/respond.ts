@@ -3,6 +3,7 @@ import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeS
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 import { noteResponseObject } from './middleware/audit.ts';
+import { endInBatch } from './write-batch.ts';
 
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {
@@ -34,7 +35,8 @@ export function respond(ctx: Koa.Context, media: MediaTypeRegistry, status: numb
 /**
  * Write `body` in one of `offered`. The response is written here in one writeHead + end (Koa's own
  * respond step is skipped): on the hot path Koa's body and type setters cost more than the rest of
- * the request.
+ * the request. The end is written with the rest of this event-loop turn's answers (write-batch.ts);
+ * the head is stored now, so `headersSent` is true from here on.
  */
 export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: number, body: unknown, conversions?: ResponseConversions): void {
   const convertible = conversions && ((entry: BodyMediaTypes['entries'][number], params: Record<string, string>) => conversions.allows(entry.conversions, params));
@@ -47,7 +49,7 @@ export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: num
   ctx.status = status; // for the request log
   noteResponseObject(ctx.req, body); // for RequestResponse audit events
   ctx.res.writeHead(status, { 'Content-Type': chosen.contentType, 'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length });
-  ctx.res.end(payload);
+  endInBatch(ctx.res, payload);
 }
 
 /** Render a StatusError; when even the error cannot be negotiated, fall back to JSON. */

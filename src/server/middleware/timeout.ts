@@ -20,7 +20,9 @@ export function timeoutMiddleware(seconds: number, codecs: MediaTypeRegistry): K
       deadlines.delete(ctx);
       if (ctx.res.headersSent || ctx.res.writableEnded) continue;
       respondError(ctx, codecs, errors.timeout(`request did not complete within ${seconds}s`));
-      ctx.res.end();
+      // respondError wrote the Status (its end follows with the turn's other answers); when even
+      // that could not be negotiated it left a JSON body on the context, which Koa will not send now
+      if (!ctx.res.headersSent) ctx.res.end(ctx.body as string);
     }
     if (deadlines.size === 0 && sweeper) {
       clearInterval(sweeper);
