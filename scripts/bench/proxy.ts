@@ -3,8 +3,8 @@
 // and delegation to a running Portcullis server with cached and uncached answers), then through
 // Debian's nginx as a plain reverse proxy when it is installed (plain HTTP and terminating TLS, beside
 // the proxy terminating TLS with the same certificate) — all in the same run, 50 keep-alive
-// connections, best of 2 interleaved rounds. Target: ≥ 60 % of direct with cached decisions.
-import autocannon from 'autocannon';
+// connections from wrk (else autocannon) in a process of its own, best of 2 interleaved rounds.
+// Target: ≥ 60 % of direct with cached decisions. Needs `npm run build` first (the proxy runs from dist/).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startChild } from './child.ts';
+import { loadName, runLoad } from './load-gen.ts';
 
 const duration = Number(process.env.BENCH_SECONDS ?? 5);
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
@@ -20,12 +21,12 @@ const TOKEN = 'bench-proxy-token-0123456789abcdef';
 interface Figure { rps: number; p99: number; errors: number }
 
 async function measure(url: string, headers: Record<string, string>): Promise<Figure> {
-  await autocannon({ url, connections: 50, duration: warmup, headers });
-  const r = await autocannon({ url, connections: 50, duration, headers });
+  await runLoad({ url, headers, seconds: warmup });
+  const r = await runLoad({ url, headers, seconds: duration });
   // every answer must be a 2xx (a 401/403 would be measured as throughput); a connection error or
   // timeout now and then (one in hundreds of thousands was seen, at random setups) is reported, not fatal
-  if (r.non2xx > 0 || r.errors > r.requests.total / 1000) throw new Error(`${url}: ${r.non2xx} non-2xx responses, ${r.errors} errors of ${r.requests.total}`);
-  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors };
+  if (r.non2xx > 0 || !(r.rps > 0) || r.errors > r.requests / 1000) throw new Error(`${url}: ${r.non2xx} non-2xx responses, ${r.errors} errors of ${r.requests}`);
+  return { rps: r.rps, p99: r.p99, errors: r.errors };
 }
 
 function freePort(): Promise<number> {
@@ -53,10 +54,12 @@ async function startOnPort(cmd: string, args: string[], port: number): Promise<C
   throw new Error(`${cmd} did not listen on ${port}`);
 }
 
-const portcullis = (args: string[], port: number): Promise<ChildProcess> =>
-  startOnPort(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], port);
+// the compiled build, as users run it (`npm run build` first)
+const portcullis = (args: string[], port: number): Promise<ChildProcess> => startOnPort(process.execPath, ['dist/main.js', ...args], port);
 
 export default async function run(): Promise<void> {
+  if (!existsSync('dist/main.js')) throw new Error('proxy needs the compiled build: run `npm run build` first');
+  console.log(`proxy: load from ${loadName()}, best of 2 interleaved rounds of ${duration} s (+${warmup} s warm-up each)`);
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-proxy-'));
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, `${TOKEN},bench,uid-bench\nbench-proxy-self-token-0123456789,proxy,uid-proxy\n`, { mode: 0o600 });

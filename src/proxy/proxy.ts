@@ -12,6 +12,7 @@ import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/aut
 import { denial } from '../frontdoor/authorize.ts';
 import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
+import { inTurnBatch } from '../request/write-batch.ts';
 import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
@@ -196,10 +197,52 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   const upstreamFailed = (a: Admitted, e: Error): StatusError =>
     Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } });
 
-  /** The response body to the caller: by hand rather than pipe(), the same back-pressure without pipe's five listeners per request. */
+  /**
+   * The response body to the caller: by hand rather than pipe(), the same back-pressure without
+   * pipe's five listeners per request. What arrives in one turn of the event loop is written with the
+   * turn's other answers (write-batch.ts): a whole small response as one end(), a longer or streaming
+   * one as its first chunks, then chunk by chunk as they come.
+   */
   function relay(ur: Readable, res: ServerResponse): void {
-    ur.on('data', (c: Buffer) => { if (!res.write(c)) { ur.pause(); res.once('drain', () => ur.resume()); } });
-    ur.on('end', () => res.end());
+    let held: Buffer[] | null = [];
+    let ended = false;
+    let scheduled = false;
+    const send = (c: Buffer): void => {
+      if (!res.write(c)) {
+        ur.pause();
+        res.once('drain', () => ur.resume());
+      }
+    };
+    const release = (): void => {
+      const chunks = held!;
+      held = null;
+      if (ended) res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      else for (const c of chunks) send(c);
+    };
+    const hold = (): void => {
+      if (!scheduled) {
+        scheduled = true;
+        inTurnBatch(() => {
+          try {
+            release();
+          } catch {
+            res.destroy();
+          }
+        });
+      }
+    };
+    ur.on('data', (c: Buffer) => {
+      if (held) {
+        held.push(c);
+        hold();
+      } else send(c);
+    });
+    ur.on('end', () => {
+      if (held) {
+        ended = true;
+        hold();
+      } else res.end();
+    });
     ur.on('error', () => res.destroy());
   }
 
@@ -227,7 +270,22 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     else { req.resume(); st.end(); }
   }
 
+  /**
+   * Upstream requests admitted in one turn of the event loop are sent together at its end
+   * (write-batch.ts), so the upstream is woken once for them; a caller gone by then is not forwarded.
+   */
   function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    inTurnBatch(() => {
+      if (res.destroyed || req.destroyed) return;
+      try {
+        forwardNow(req, res, a, headers, mayRetry);
+      } catch (e) {
+        fail(res, req, upstreamFailed(a, e as Error));
+      }
+    });
+  }
+
+  function forwardNow(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
     if (a.upstream.stream) { forwardH2(req, res, a, headers); return; }
     const method = req.method ?? 'GET';
     const up = a.upstream.request(method, a.target, headers);
@@ -240,7 +298,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       if (aborted) return;
       if (mayRetry && up.reusedSocket && !res.headersSent && RETRYABLE.has(method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) {
         res.off('close', onClose);
-        forward(req, res, a, headers, false);
+        forwardNow(req, res, a, headers, false);
         return;
       }
       fail(res, req, upstreamFailed(a, e));

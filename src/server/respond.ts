@@ -3,7 +3,7 @@ import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeS
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 import { noteResponseObject } from './middleware/audit.ts';
-import { endInBatch } from './write-batch.ts';
+import { endInBatch } from '../request/write-batch.ts';
 
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {

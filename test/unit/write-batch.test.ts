@@ -1,7 +1,7 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { endInBatch } from '../../src/server/write-batch.ts';
+import { endInBatch } from '../../src/request/write-batch.ts';
 
 /** A plain server whose answers go through endInBatch; `hold` requests are answered only once `release()` runs. */
 async function batchingServer(hold: number): Promise<{ url: string; release(): void; close(): Promise<void> }> {
