@@ -120,6 +120,36 @@ test('bodies over 3 MiB are 413', async (t) => {
   t.is((await srv.req('GET', '/api/v1/namespaces/default/configmaps/big')).status, 404, 'nothing half-written');
 });
 
+test('a chunked body (no Content-Length) over 3 MiB is 413 as it arrives; a body cut off by the client leaves the server serving', async (t) => {
+  const u = new URL(srv.url);
+  const post = () => http.request({ host: u.hostname, port: u.port, method: 'POST', path: '/api/v1/namespaces/default/configmaps', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+  const big = post();
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    big.on('response', (r) => {
+      let body = '';
+      r.on('data', (c) => (body += c));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+    });
+    big.on('error', reject);
+  });
+  big.write('{"metadata":{"name":"chunked-big"},"data":{"blob":"');
+  const chunk = 'x'.repeat(256 * 1024);
+  for (let i = 0; i < 13; i++) big.write(chunk); // 3.25 MiB, never finished
+  const r = await answer;
+  t.is(r.status, 413);
+  isStatus(t, JSON.parse(r.body), 413, 'RequestEntityTooLarge');
+  big.destroy();
+  const cut = post();
+  cut.on('error', () => {});
+  cut.write('{"metadata":{"name":"cut"');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  cut.destroy();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.is((await srv.req('GET', '/api/v1/namespaces/default/configmaps/chunked-big')).status, 404, 'nothing half-written');
+  t.is((await srv.req('GET', '/api/v1/namespaces/default/configmaps/cut')).status, 404);
+  t.is((await srv.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'after-cut' } })).status, 201, 'the server carries on');
+});
+
 test('more requests in flight than allowed get 429 with Retry-After', async (t) => {
   const srv = await startServer({ maxMutatingRequestsInflight: 1 });
   t.teardown(() => srv.close());

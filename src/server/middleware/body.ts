@@ -27,16 +27,47 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
     ctx.req.resume();
     throw errors.tooLarge(`limit is ${limit}`);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw errors.tooLarge(`limit is ${limit}`);
+  // by its events rather than an async iterator: the same bytes without the iterator's per-request
+  // promise machinery (a few percent of a CREATE)
+  const { chunks, size } = await new Promise<{ chunks: Buffer[]; size: number }>((resolve, reject) => {
+    const req = ctx.req;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.resume(); // read the rest away, so the connection can carry the 413
+        reject(errors.tooLarge(`limit is ${limit}`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve({ chunks, size });
+    };
+    const onError = (e: Error): void => {
+      done();
+      reject(e);
+    };
+    // the connection closed before the body's end: the client is gone
+    const onClose = (): void => onError(Object.assign(new Error('request body ended early: the connection closed'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    if (req.destroyed) {
+      onClose();
+      return;
     }
-    chunks.push(chunk);
-  }
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
   if (size === 0) return undefined;
   const body = Buffer.concat(chunks, size);
   bodies.set(ctx.req, body);
