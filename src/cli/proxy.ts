@@ -41,6 +41,8 @@ const spec = {
     { name: 'insecure-listen-address', key: 'insecure-listen-address', type: 'string', value: 'HOST:PORT', help: 'Plain HTTP listener.' },
     { name: 'tls-cert-file', key: 'tls-cert-file', type: 'string', value: 'FILE', help: 'Serving certificate.' },
     { name: 'tls-private-key-file', key: 'tls-private-key-file', type: 'string', value: 'FILE', help: 'Serving key.' },
+    { name: 'tls-min-version', key: 'tls-min-version', type: 'string', choices: ['VersionTLS12', 'VersionTLS13'], help: 'Lowest TLS version the HTTPS listener offers (default VersionTLS12).' },
+    { name: 'tls-cipher-suites', key: 'tls-cipher-suites', type: 'list', value: 'SUITE', help: 'TLS 1.2 cipher suites offered, IANA names as Go and kube-rbac-proxy take them (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,...); the TLS 1.3 suites are always on. Default: Node\'s.' },
     ...authnFlags,
     { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
     { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
@@ -82,6 +84,12 @@ async function runProxy(argv: string[]): Promise<number> {
           identity: v['upstream-identity'] ?? 'headers',
           checks: v['resource-attributes'] ? [resourceCheckFromFlags(v['resource-attributes'], rewrite)] : undefined,
         });
+    const { opensslCipherList, tlsMinVersion } = await import('../config/tls-suites.ts');
+    const tls = {
+      tlsMinVersion: v['tls-min-version'] === undefined ? undefined : tlsMinVersion(v['tls-min-version']),
+      tlsCiphers: v['tls-cipher-suites'] === undefined ? undefined : opensslCipherList(v['tls-cipher-suites']),
+    };
+    if ((tls.tlsMinVersion || tls.tlsCiphers) && !v['secure-listen-address']) throw new Error('--tls-min-version and --tls-cipher-suites are for --secure-listen-address');
     const workers = v.workers ?? 1;
     if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new Error('--workers: want 1 to 64');
     const { isProxyWorker, reportListening, superviseWorkers } = await import('../proxy/workers.ts');
@@ -102,6 +110,7 @@ async function runProxy(argv: string[]): Promise<number> {
       insecureListenAddress: v['insecure-listen-address'],
       tlsCertFile: v['tls-cert-file'],
       tlsPrivateKeyFile: v['tls-private-key-file'],
+      ...tls,
       authentication: authn,
       policy: policySourceValues(v),
       delegation: v.kubeconfig

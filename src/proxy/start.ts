@@ -24,6 +24,10 @@ export interface ProxyOptions {
   secureListenAddress?: string;
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
+  /** Lowest TLS version offered (default TLS 1.2). */
+  tlsMinVersion?: 'TLSv1.2' | 'TLSv1.3';
+  /** OpenSSL cipher list (config/tls-suites.ts); default: Node's. */
+  tlsCiphers?: string;
   /** host:port for plain HTTP. */
   insecureListenAddress?: string;
   /** The server's authentication options (--service-account-lookup is not available: no store). */
@@ -135,7 +139,8 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         // the x509 authenticator verifies the chain against --client-ca-file; the handshake only asks
         requestCert: !!(authn.clientCaFile || trustsProxy),
         rejectUnauthorized: false,
-        minVersion: 'TLSv1.2',
+        minVersion: o.tlsMinVersion ?? 'TLSv1.2',
+        ...(o.tlsCiphers ? { ciphers: o.tlsCiphers } : {}),
       }));
       out.secureUrl = `https://${await listen(s, o.secureListenAddress)}`;
     }
