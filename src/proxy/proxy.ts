@@ -3,6 +3,7 @@
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
+import type { Dispatcher } from 'undici';
 import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
 import { randomUUID } from 'node:crypto';
@@ -67,6 +68,27 @@ function cleanPathForLog(url: string | undefined): string {
 
 function asStatus(e: unknown): StatusError {
   return e instanceof StatusError ? e : errors.internal(e instanceof Error ? e : new Error(String(e)));
+}
+
+/** undici's raw response headers (name, value, name, value, ...) as Node's parsed headers: lower-case names, repeats as arrays. */
+function undiciHeaders(raw: Buffer[] | string[] | null): IncomingHttpHeaders {
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  if (!raw) return out;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toString('latin1').toLowerCase();
+    const value = raw[i + 1].toString('latin1');
+    const prior = out[name];
+    if (prior === undefined) out[name] = value;
+    else if (Array.isArray(prior)) prior.push(value);
+    else out[name] = [prior, value];
+  }
+  return out;
+}
+
+/** A kept-alive connection the upstream closed as the request went out (undici's "other side closed" / reset). */
+function isStaleConnection(e: Error): boolean {
+  const code = (e as { code?: string }).code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 export function createAuthProxy(deps: ProxyDeps): AuthProxy {
@@ -198,20 +220,19 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } });
 
   /**
-   * The response body to the caller: by hand rather than pipe(), the same back-pressure without
-   * pipe's five listeners per request. What arrives in one turn of the event loop is written with the
-   * turn's other answers (write-batch.ts): a whole small response as one end(), a longer or streaming
-   * one as its first chunks, then chunk by chunk as they come.
+   * The answer's body to the caller, with back-pressure from the caller's socket (`resume` restarts
+   * the source once a write that reported a full buffer has drained). What arrives in one turn of the
+   * event loop is written with the turn's other answers (write-batch.ts): a whole small answer as one
+   * end(), a longer or streaming one as its first chunks, then chunk by chunk as they come.
    */
-  function relay(ur: Readable, res: ServerResponse): void {
+  function bodyWriter(res: ServerResponse, resume: () => void): { data(c: Buffer): boolean; end(): void } {
     let held: Buffer[] | null = [];
     let ended = false;
     let scheduled = false;
-    const send = (c: Buffer): void => {
-      if (!res.write(c)) {
-        ur.pause();
-        res.once('drain', () => ur.resume());
-      }
+    const send = (c: Buffer): boolean => {
+      if (res.write(c)) return true;
+      res.once('drain', resume);
+      return false;
     };
     const release = (): void => {
       const chunks = held!;
@@ -220,29 +241,39 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       else for (const c of chunks) send(c);
     };
     const hold = (): void => {
-      if (!scheduled) {
-        scheduled = true;
-        inTurnBatch(() => {
-          try {
-            release();
-          } catch {
-            res.destroy();
-          }
-        });
-      }
+      if (scheduled) return;
+      scheduled = true;
+      inTurnBatch(() => {
+        try {
+          release();
+        } catch {
+          res.destroy();
+        }
+      });
     };
-    ur.on('data', (c: Buffer) => {
-      if (held) {
+    return {
+      data(c) {
+        if (!held) return send(c);
         held.push(c);
         hold();
-      } else send(c);
-    });
-    ur.on('end', () => {
-      if (held) {
+        return true;
+      },
+      end() {
+        if (!held) {
+          res.end();
+          return;
+        }
         ended = true;
         hold();
-      } else res.end();
-    });
+      },
+    };
+  }
+
+  /** A stream's body to the caller (an h2c upstream's answer): by hand rather than pipe(), without pipe's five listeners per request. */
+  function relay(ur: Readable, res: ServerResponse): void {
+    const body = bodyWriter(res, () => ur.resume());
+    ur.on('data', (c: Buffer) => { if (!body.data(c)) ur.pause(); });
+    ur.on('end', () => body.end());
     ur.on('error', () => res.destroy());
   }
 
@@ -286,30 +317,60 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function forwardNow(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
-    if (a.upstream.stream) { forwardH2(req, res, a, headers); return; }
+    if (a.upstream.stream) forwardH2(req, res, a, headers);
+    else forwardPooled(req, res, a, headers, mayRetry);
+  }
+
+  /**
+   * Through the upstream's undici pool: the same relay as node:http's (the answer's chunks of one
+   * turn written with the turn's other answers, back-pressure from the caller's socket), the same
+   * one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
+   */
+  function forwardPooled(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+    const { dispatcher, base } = a.upstream.pool!;
     const method = req.method ?? 'GET';
-    const up = a.upstream.request(method, a.target, headers);
-    up.on('response', (ur) => {
-      res.writeHead(ur.statusCode ?? 502, downstreamHeaders(ur.headers));
-      relay(ur, res);
-    });
+    const withBody = hasBody(req);
+    if (!withBody) req.resume();
+    let abortUpstream: ((reason?: Error) => void) | undefined;
     let aborted = false;
-    up.on('error', (e) => {
-      if (aborted) return;
-      if (mayRetry && up.reusedSocket && !res.headersSent && RETRYABLE.has(method) && !req.headers['content-length'] && !req.headers['transfer-encoding']) {
-        res.off('close', onClose);
-        forwardNow(req, res, a, headers, false);
-        return;
-      }
-      fail(res, req, upstreamFailed(a, e));
-    });
+    let answered = false;
+    let resumeUpstream: (() => void) | undefined;
+    const body = bodyWriter(res, () => resumeUpstream?.());
     // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
-    const onClose = (): void => { if (!res.writableFinished) { aborted = true; up.destroy(); } };
+    const onClose = (): void => {
+      if (res.writableFinished) return;
+      aborted = true;
+      abortUpstream?.(new Error('the caller closed the connection'));
+    };
     res.on('close', onClose);
-    // a request that says it has no body is ended at once (no pipe to set up); a retry is only made
-    // for a request without a body, which the first attempt has consumed
-    if (mayRetry && hasBody(req)) req.pipe(up);
-    else { req.resume(); up.end(); }
+    // undici writes its own framing: no Expect (Node's server already answered 100-continue)
+    delete headers.expect;
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect: (abort) => {
+        abortUpstream = abort;
+        if (aborted) abort(new Error('the caller closed the connection'));
+      },
+      onHeaders: (status, raw, resume) => {
+        if (status < 200) return true; // informational (103 Early Hints): the final answer follows
+        answered = true;
+        resumeUpstream = resume;
+        res.writeHead(status, downstreamHeaders(undiciHeaders(raw)));
+        return true;
+      },
+      onData: (chunk) => body.data(chunk),
+      onComplete: () => body.end(),
+      onError: (e) => {
+        if (aborted) return;
+        if (answered) { res.destroy(); return; }
+        if (mayRetry && isStaleConnection(e) && RETRYABLE.has(method) && !hasBody(req)) {
+          res.off('close', onClose);
+          forwardPooled(req, res, a, headers, false);
+          return;
+        }
+        fail(res, req, upstreamFailed(a, e));
+      },
+    };
+    dispatcher.dispatch({ method: method as Dispatcher.HttpMethod, path: base + a.target, headers: headers as Record<string, string | string[]>, body: withBody ? req : null }, handler);
   }
 
   function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {

@@ -1,16 +1,24 @@
 // One upstream: how to open a request to it (http, https with a CA and client certificate, or a unix
-// socket), with a keep-alive agent of its own. Files are read once, at start.
+// socket). Plain requests go through an undici Pool of keep-alive connections (its per-request cost
+// is a fraction of node:http's agent bookkeeping); connection upgrades through node:http with a
+// keep-alive agent of its own. Files are read once, at start.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
+import { Pool, type Dispatcher } from 'undici';
 import type { UpstreamSpec } from '../config/proxy.ts';
 
 export interface Upstream {
-  /** The request to the upstream for an incoming path+query (the upstream's base path prepended). */
+  /** A node:http request to the upstream for an incoming path+query (the upstream's base path prepended): connection upgrades. */
   request(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http.ClientRequest;
   /** Host header value for the upstream (the caller's Host is forwarded as X-Forwarded-Host). */
   readonly host: string;
+  /**
+   * The undici pool every other request is dispatched to, with the path prefix to put before the
+   * caller's path; absent for h2c upstreams (stream()).
+   */
+  pool?: { dispatcher: Dispatcher; base: string };
   /** An h2c upstream: the request as a stream of its one HTTP/2 session (request() is not used). */
   stream?(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http2.ClientHttp2Stream;
   close(): void;
@@ -19,6 +27,7 @@ export interface Upstream {
 // Idle keep-alive sockets are dropped after 4 s, before a Node upstream's default 5 s keep-alive
 // timeout closes them under us (a request sent on a socket the upstream is closing fails).
 const IDLE = { keepAlive: true, maxSockets: 256, timeout: 4000 } as const;
+const POOL = { connections: 256, keepAliveTimeout: 4000, keepAliveMaxTimeout: 4000, headersTimeout: 0, bodyTimeout: 0 } as const;
 
 /** h2c://host:port[/base]: HTTP/2 without TLS (prior knowledge) over one session, opened again when it ends. */
 function h2cUpstream(spec: UpstreamSpec): Upstream {
@@ -56,29 +65,37 @@ export function openUpstream(spec: UpstreamSpec): Upstream {
     const socketPath = sep < 0 ? rest : rest.slice(0, sep);
     const base = sep < 0 ? '' : rest.slice(sep + 1).replace(/\/$/, '');
     const agent = new http.Agent(IDLE);
+    const pool = new Pool('http://localhost', { ...POOL, socketPath });
     return {
       host: 'localhost',
       request: (method, path, headers) => http.request({ socketPath, method, path: base + path, headers, agent }),
-      close: () => agent.destroy(),
+      pool: { dispatcher: pool, base },
+      close: () => {
+        agent.destroy();
+        pool.destroy().catch(() => {});
+      },
     };
   }
   const u = new URL(spec.url);
   const base = u.pathname.replace(/\/$/, '');
   const secure = u.protocol === 'https:';
-  const agent = secure
-    ? new https.Agent({
-        ...IDLE,
-        ca: spec.caFile ? readFileSync(spec.caFile) : undefined,
-        cert: spec.clientCertFile ? readFileSync(spec.clientCertFile) : undefined,
-        key: spec.clientKeyFile ? readFileSync(spec.clientKeyFile) : undefined,
-      })
-    : new http.Agent(IDLE);
+  const tls = {
+    ca: spec.caFile ? readFileSync(spec.caFile) : undefined,
+    cert: spec.clientCertFile ? readFileSync(spec.clientCertFile) : undefined,
+    key: spec.clientKeyFile ? readFileSync(spec.clientKeyFile) : undefined,
+  };
+  const agent = secure ? new https.Agent({ ...IDLE, ...tls }) : new http.Agent(IDLE);
+  const pool = new Pool(u.origin, secure ? { ...POOL, connect: tls } : POOL);
   const hostname = u.hostname.replace(/^\[|\]$/g, '');
   const port = u.port ? Number(u.port) : secure ? 443 : 80;
   const request = secure ? https.request : http.request;
   return {
     host: u.host,
     request: (method, path, headers) => request({ hostname, port, method, path: base + path, headers, agent }),
-    close: () => agent.destroy(),
+    pool: { dispatcher: pool, base },
+    close: () => {
+      agent.destroy();
+      pool.destroy().catch(() => {});
+    },
   };
 }
