@@ -1,6 +1,6 @@
 import { freeze } from 'immer';
 import type { ApiObject } from '../api/object.ts';
-import { BTree } from './btree.ts';
+import { stringKeyTree, type BTree } from './btree.ts';
 import type { Backend, ObjectKey, StoreEvent } from './backend.ts';
 import { EventLog } from './event-log.ts';
 import { ValueIndex, type IndexTerm } from './select-index.ts';
@@ -73,7 +73,7 @@ export class Store {
     const k = collectionKey(group, resource);
     let t = this.collections.get(k);
     if (!t) {
-      t = new BTree<string, ApiObject>();
+      t = stringKeyTree<ApiObject>();
       this.collections.set(k, t);
     }
     return t;
