@@ -9,23 +9,41 @@ import type { ServerResponse } from 'node:http';
 
 let pending: Array<() => void> = [];
 let scheduled = false;
+/** When the oldest queued write was queued (performance.now()). */
+let oldestAt = 0;
+/**
+ * A batch older than this is written at the next write queued rather than at the turn's end: a turn
+ * that runs long (a very large LIST encoded synchronously) does not hold the answers finished before it.
+ */
+const MAX_HOLD_MS = 2;
+
+function run(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // each write guards its own connection (see endInBatch); one failure must not leave the rest unwritten
+  }
+}
 
 function flush(): void {
   const batch = pending;
   pending = [];
   scheduled = false;
-  for (const write of batch) {
-    try {
-      write();
-    } catch {
-      // each write guards its own connection (see endInBatch); one failure must not leave the rest unwritten
-    }
-  }
+  for (const write of batch) run(write);
 }
 
 /** Runs `write` later in this turn of the event loop, with every other write queued in it. */
 export function inTurnBatch(write: () => void): void {
+  const now = performance.now();
+  if (pending.length === 0) oldestAt = now;
   pending.push(write);
+  if (now - oldestAt > MAX_HOLD_MS) {
+    // the scheduled flush still runs; it finds the batch empty or holding later writes
+    const batch = pending;
+    pending = [];
+    for (const w of batch) run(w);
+    return;
+  }
   if (!scheduled) {
     scheduled = true;
     setImmediate(flush);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { endInBatch } from '../../src/request/write-batch.ts';
+import { endInBatch, inTurnBatch } from '../../src/request/write-batch.ts';
 
 /** A plain server whose answers go through endInBatch; `hold` requests are answered only once `release()` runs. */
 async function batchingServer(hold: number): Promise<{ url: string; release(): void; close(): Promise<void> }> {
@@ -76,4 +76,39 @@ test('a connection gone before its batch is written does not keep the others fro
     agent.destroy();
     await srv.close();
   }
+});
+
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+test.serial('a queued write waits for the turn to end, unless the batch has waited more than 2 ms', async (t) => {
+  const order: string[] = [];
+  inTurnBatch(() => order.push('a'));
+  inTurnBatch(() => order.push('b'));
+  t.deepEqual(order, [], 'nothing written inside the turn');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(order, ['a', 'b'], 'written together at the turn end, in order');
+
+  order.length = 0;
+  inTurnBatch(() => order.push('early'));
+  busy(5); // a long synchronous step in the same turn
+  inTurnBatch(() => order.push('late'));
+  t.deepEqual(order, ['early', 'late'], 'a batch held past 2 ms is written at the next write');
+  inTurnBatch(() => order.push('next'));
+  t.deepEqual(order, ['early', 'late'], 'a new batch starts');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(order, ['early', 'late', 'next']);
+});
+
+test.serial('a write that throws does not keep the rest of its batch from running', async (t) => {
+  const ran: string[] = [];
+  inTurnBatch(() => ran.push('first'));
+  inTurnBatch(() => {
+    throw new Error('broken connection');
+  });
+  inTurnBatch(() => ran.push('third'));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(ran, ['first', 'third']);
 });
