@@ -41,7 +41,7 @@ const spec = {
     { name: 'insecure-listen-address', key: 'insecure-listen-address', type: 'string', value: 'HOST:PORT', help: 'Plain HTTP listener.' },
     { name: 'tls-cert-file', key: 'tls-cert-file', type: 'string', value: 'FILE', help: 'Serving certificate.' },
     { name: 'tls-private-key-file', key: 'tls-private-key-file', type: 'string', value: 'FILE', help: 'Serving key.' },
-    { name: 'tls-min-version', key: 'tls-min-version', type: 'string', choices: ['VersionTLS12', 'VersionTLS13'], help: 'Lowest TLS version the HTTPS listener offers (default VersionTLS12).' },
+    { name: 'tls-min-version', key: 'tls-min-version', type: 'string', value: 'VERSION', help: 'Lowest TLS version the HTTPS listener offers: VersionTLS12 (default) or VersionTLS13; lower versions are refused.' },
     { name: 'tls-cipher-suites', key: 'tls-cipher-suites', type: 'list', value: 'SUITE', help: 'TLS 1.2 cipher suites offered, IANA names as Go and kube-rbac-proxy take them (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,...); the TLS 1.3 suites are always on. Default: Node\'s.' },
     ...authnFlags,
     { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },

@@ -3,8 +3,7 @@
 // Go, the suite list governs TLS 1.2 only: the TLS 1.3 suites are always offered.
 
 /** Go's version names we accept; below TLS 1.2 is refused on purpose (a gateway does not downgrade). */
-export const TLS_MIN_VERSIONS = { VersionTLS12: 'TLSv1.2', VersionTLS13: 'TLSv1.3' } as const;
-export type TlsMinVersionFlag = keyof typeof TLS_MIN_VERSIONS;
+const TLS_MIN_VERSIONS = { VersionTLS12: 'TLSv1.2', VersionTLS13: 'TLSv1.3' } as const;
 
 /** IANA name → OpenSSL name, for the TLS 1.2 suites Go's crypto/tls implements (secure ones and the CBC/RSA key exchange ones). */
 const TLS12_SUITES: Readonly<Record<string, string>> = {
@@ -31,7 +30,7 @@ const TLS13_SUITES = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_C
 
 /** Node's `minVersion` for a --tls-min-version value; throws on anything else. */
 export function tlsMinVersion(flag: string): 'TLSv1.2' | 'TLSv1.3' {
-  if (Object.hasOwn(TLS_MIN_VERSIONS, flag)) return TLS_MIN_VERSIONS[flag as TlsMinVersionFlag];
+  if (Object.hasOwn(TLS_MIN_VERSIONS, flag)) return TLS_MIN_VERSIONS[flag as keyof typeof TLS_MIN_VERSIONS];
   if (flag === 'VersionTLS10' || flag === 'VersionTLS11') throw new Error(`--tls-min-version ${flag}: versions below TLS 1.2 are not offered`);
   throw new Error(`--tls-min-version: unknown version ${JSON.stringify(flag)} (want ${Object.keys(TLS_MIN_VERSIONS).join(' or ')})`);
 }

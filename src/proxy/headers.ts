@@ -5,7 +5,8 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authn/types.ts';
 import type { IdentityHeaderNames, IdentityMode } from '../config/proxy.ts';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host']);
+// `expect` too: this hop has answered it (Node's server sends the caller 100 Continue itself)
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'expect']);
 
 const NONE: ReadonlySet<string> = new Set();
 

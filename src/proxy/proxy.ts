@@ -70,7 +70,12 @@ function asStatus(e: unknown): StatusError {
   return e instanceof StatusError ? e : errors.internal(e instanceof Error ? e : new Error(String(e)));
 }
 
-/** undici's raw response headers (name, value, name, value, ...) as Node's parsed headers: lower-case names, repeats as arrays. */
+/**
+ * undici's raw response headers (name, value, name, value, ...) as Node's parsed headers: lower-case
+ * names, repeats as arrays, values read as latin1 as Node's parser reads them. Not undici's
+ * util.parseHeaders: it decodes values as UTF-8 (a byte above 0x7f would not pass writeHead) and
+ * fills a plain object, where an upstream's `__proto__` header would reach its prototype.
+ */
 function undiciHeaders(raw: Buffer[] | string[] | null): IncomingHttpHeaders {
   const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   if (!raw) return out;
@@ -343,8 +348,6 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       abortUpstream?.(new Error('the caller closed the connection'));
     };
     res.on('close', onClose);
-    // undici writes its own framing: no Expect (Node's server already answered 100-continue)
-    delete headers.expect;
     const handler: Dispatcher.DispatchHandlers = {
       onConnect: (abort) => {
         abortUpstream = abort;

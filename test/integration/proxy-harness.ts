@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { proxyConfigFrom } from '../../src/config/proxy.ts';
+import { startProxy, type RunningProxy } from '../../src/proxy/start.ts';
 
 export interface Echo {
   upstream: string;
@@ -87,6 +89,19 @@ export function tokenFile(dir: string, users: Record<string, string[]>): string 
 }
 
 export const bearer = (user: string): Record<string, string> => ({ authorization: `Bearer tok-${user}` });
+
+/** A proxy in this process on loopback: one route (every path) to `upstream`, user alice (token tok-alice) allowed every path. */
+export async function proxyForAlice(dir: string, upstream: string): Promise<RunningProxy> {
+  const policy = join(dir, 'policy.jsonl');
+  writeFileSync(policy, `${abac({ user: 'alice', nonResourcePath: '*' })}\n`);
+  return startProxy({
+    config: proxyConfigFrom({ routes: [{ name: 'all', prefix: '/', upstream }] }),
+    insecureListenAddress: '127.0.0.1:0',
+    authentication: { tokenAuthFile: tokenFile(dir, { alice: [] }) },
+    policy: { 'policy-file': [policy] },
+    log: () => {},
+  });
+}
 
 /** A `portcullis proxy` command running as a user runs it: its stderr lines, its URL once it listens, its exit. */
 export interface ProxyProcess {

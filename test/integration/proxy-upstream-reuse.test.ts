@@ -1,11 +1,8 @@
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { proxyConfigFrom } from '../../src/config/proxy.ts';
-import { startProxy, type RunningProxy } from '../../src/proxy/start.ts';
-import { abac, bearer, tempDir, tokenFile } from './proxy-harness.ts';
+import type { RunningProxy } from '../../src/proxy/start.ts';
+import { bearer, proxyForAlice, tempDir } from './proxy-harness.ts';
 
 // An upstream that closes a kept-alive connection just as the proxy sends its second request on it
 // (a keep-alive race, made certain here): a request without a body is sent once more on a fresh
@@ -41,15 +38,7 @@ test.before(async () => {
     socket.on('error', () => {});
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const policy = join(dir, 'policy.jsonl');
-  writeFileSync(policy, `${abac({ user: 'alice', nonResourcePath: '*' })}\n`);
-  proxy = await startProxy({
-    config: proxyConfigFrom({ routes: [{ name: 'all', prefix: '/', upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` }] }),
-    insecureListenAddress: '127.0.0.1:0',
-    authentication: { tokenAuthFile: tokenFile(dir, { alice: [] }) },
-    policy: { 'policy-file': [policy] },
-    log: () => {},
-  });
+  proxy = await proxyForAlice(dir, `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`);
   url = proxy.insecureUrl!;
 });
 
