@@ -37,6 +37,37 @@ export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
 }
 
 /**
+ * A deep, unfrozen copy of a JSON value (a decoded body, a stored object). Plain objects and lists
+ * are copied by hand, several times faster than structuredClone on API-object shapes, with
+ * `__proto__` kept as a data key; anything else (a Date from YAML, a typed array), and anything
+ * nested past twice the body limit, goes to structuredClone, which also keeps its failures.
+ */
+export function cloneJson<T>(value: T): T {
+  return cloneAt(value, 0) as T;
+}
+
+function cloneAt(v: unknown, depth: number): unknown {
+  if (typeof v !== 'object' || v === null) return typeof v === 'function' || typeof v === 'symbol' ? structuredClone(v) : v;
+  if (depth > 2 * MAX_NESTING_DEPTH) return structuredClone(v);
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) return structuredClone(v);
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneAt(v[i], depth + 1);
+    return out;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const key in v) {
+    if (!hasOwn(v, key)) continue;
+    const child = cloneAt((v as Record<string, unknown>)[key], depth + 1);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: child, writable: true, enumerable: true, configurable: true });
+    else out[key] = child;
+  }
+  return out;
+}
+
+/**
  * True when the JSON text opens more than `limit` nested objects/lists. A linear scan of the text (no
  * recursion, no parse), so it runs before JSON.parse and everything recursive after it. Malformed
  * text is not judged here: JSON.parse rejects it.

@@ -5,7 +5,7 @@
 // as one piece; the registry and the watch framing never build a served object themselves.
 import type { ApiObject, JsonObject, ObjectMeta } from './object.ts';
 import { isPlainObject } from './object.ts';
-import { wireText } from './safe-json.ts';
+import { cloneJson, wireText } from './safe-json.ts';
 import { apiVersionOf, gvPath, type ResourceDef, type VersionConverter } from './catalogue.ts';
 import { errors } from '../request/errors.ts';
 
@@ -51,7 +51,7 @@ export function itemPath(def: ResourceDef, namespace: string, name: string): str
  */
 export function decode(def: ResourceDef, body: unknown, expectKind: string | undefined = def.kind): Mutable {
   if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind ?? def.kind}): expected a JSON object`);
-  const obj = structuredClone(body) as Mutable;
+  const obj = cloneJson(body) as Mutable;
   const want = apiVersionOf(def);
   if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
     throw errors.badRequest(`the API version in the data (${wireText(obj.apiVersion)}) does not match the expected API version (${want})`);

@@ -3,6 +3,7 @@
 import { type ResourceDef } from '../api/catalogue.ts';
 import { resources } from '../kinds/catalogue.ts';
 import type { ApiObject, JsonObject } from '../api/object.ts';
+import { cloneJson } from '../api/safe-json.ts';
 import type { UserInfo } from '../authn/types.ts';
 import { StatusError } from '../request/errors.ts';
 import type { GenericRegistry, RestRequest } from '../registry/rest.ts';
@@ -43,7 +44,7 @@ export class SystemClient {
   async update(def: ResourceDef, namespace: string, name: string, mutate: (current: Mutable) => Mutable, subresource = ''): Promise<ApiObject> {
     const res = await this.registry.guaranteedUpdate(this.request(def, namespace, name, undefined, subresource), undefined, (current) => {
       if (!current) throw new Error(`${def.plural} ${namespace}/${name} vanished`);
-      return mutate(structuredClone(current) as Mutable);
+      return mutate(cloneJson(current) as Mutable);
     }, { noCreate: true });
     return res.body as ApiObject;
   }

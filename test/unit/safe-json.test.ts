@@ -1,7 +1,7 @@
 // The own-key and nesting-limit helpers every wire-facing module uses (src/api/safe-json.ts), and the
 // body codecs built on them.
 import test from 'ava';
-import { getOwn, hasOwn, jsonTextTooDeep, MAX_NESTING_DEPTH, parseJson, setOwn, valueTooDeep } from '../../src/api/safe-json.ts';
+import { cloneJson, getOwn, hasOwn, jsonTextTooDeep, MAX_NESTING_DEPTH, parseJson, setOwn, valueTooDeep } from '../../src/api/safe-json.ts';
 import { jsonCodec, yamlCodec } from '../../src/codec/codecs.ts';
 
 const nestedText = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
@@ -112,4 +112,39 @@ test('the YAML codec still refuses repeated keys and reports where, and stays li
   const took = performance.now() - start;
   t.is(Object.keys(v.data).length, keys);
   t.true(took < 15_000, `decoding ${keys} keys took ${took.toFixed(0)} ms`);
+});
+
+test('cloneJson copies deeply without aliasing and keeps __proto__ a data key', (t) => {
+  const src = JSON.parse('{"metadata":{"name":"a","labels":{"__proto__":"x","constructor":"c"}},"data":{"k":[1,{"n":null}]},"u":true}') as Record<string, unknown>;
+  Object.freeze(src);
+  const copy = cloneJson(src);
+  t.deepEqual(copy, src);
+  t.false(Object.isFrozen(copy));
+  const labels = (copy.metadata as Record<string, Record<string, unknown>>).labels!;
+  t.is(Object.getPrototypeOf(labels), Object.prototype, 'the prototype was not replaced');
+  t.true(hasOwn(labels, '__proto__'));
+  t.is(getOwn(labels, '__proto__'), 'x');
+  t.not(copy.metadata, src.metadata);
+  const list = (copy.data as Record<string, unknown[]>).k!;
+  t.true(Array.isArray(list));
+  t.not(list, (src.data as Record<string, unknown[]>).k);
+  (list[1] as Record<string, unknown>).n = 5;
+  t.is(((src.data as Record<string, unknown[]>).k![1] as Record<string, unknown>).n, null, 'the source is untouched');
+});
+
+test('cloneJson hands values that are not plain JSON to structuredClone', (t) => {
+  const when = new Date(0);
+  const copy = cloneJson({ when, bytes: new Uint8Array([1, 2]) });
+  t.true(copy.when instanceof Date);
+  t.not(copy.when, when);
+  t.is(copy.when.getTime(), 0);
+  t.deepEqual([...copy.bytes], [1, 2]);
+  t.throws(() => cloneJson({ f: () => 1 }), { any: true, name: 'DataCloneError' });
+});
+
+test('cloneJson copies values deeper than its own recursion bound', (t) => {
+  const deep = nestedValue(MAX_NESTING_DEPTH * 3);
+  const copy = cloneJson(deep);
+  t.deepEqual(copy, deep);
+  t.not(copy, deep);
 });

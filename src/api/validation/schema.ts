@@ -78,6 +78,14 @@ function scalarError(v: unknown, type: Scalar, fldPath: string): FieldError | un
   }
 }
 
+/** A struct's fields as entries, built once per shape (the walk runs on every write). */
+const entriesOf = new WeakMap<StructShape, readonly (readonly [string, Shape])[]>();
+function fieldEntries(shape: StructShape): readonly (readonly [string, Shape])[] {
+  let entries = entriesOf.get(shape);
+  if (entries === undefined) entriesOf.set(shape, (entries = Object.entries(shape.fields)));
+  return entries;
+}
+
 /** Type errors of `value` against `shape`; absent and null values are fine (Go's zero values). */
 export function checkShape(value: unknown, shape: Shape, fldPath: string, errs: FieldError[] = []): FieldError[] {
   if (value === undefined || value === null) return errs;
@@ -86,7 +94,13 @@ export function checkShape(value: unknown, shape: Shape, fldPath: string, errs: 
     if (e) errs.push(e);
   } else if ('fields' in shape) {
     if (!isPlainObject(value)) errs.push(field.invalid(fldPath, value, 'must be an object'));
-    else for (const [name, s] of Object.entries(shape.fields)) checkShape(value[name], s, path.child(fldPath, name), errs);
+    else {
+      for (const [name, s] of fieldEntries(shape)) {
+        const v = value[name];
+        // absent members are the common case: skip them before building their path
+        if (v !== undefined && v !== null) checkShape(v, s, path.child(fldPath, name), errs);
+      }
+    }
   } else if ('list' in shape) {
     if (!Array.isArray(value)) errs.push(field.invalid(fldPath, value, 'must be a list'));
     else value.forEach((item, i) => checkShape(item, shape.list, path.index(fldPath, i), errs));

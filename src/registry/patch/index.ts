@@ -3,7 +3,7 @@
 // is handled as an own property (see api/safe-json.ts), and bodies and results are held to the
 // nesting limit, so no patch reaches a prototype or a stack overflow.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
-import { NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
+import { cloneJson, NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
 import { mediaTypes, type PatchType } from '../../codec/media-types.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
 import { errors } from '../../request/errors.ts';
@@ -60,7 +60,7 @@ export function applyPatch(contentType: string, original: JsonObject, body: Buff
       result = applyJsonPatch(original, parseJsonPatch(doc));
       break;
     case 'merge':
-      result = applyMergePatch(structuredClone(original), requireObjectPatch(doc, type));
+      result = applyMergePatch(cloneJson(original), requireObjectPatch(doc, type));
       break;
     case 'strategic':
       result = applyStrategicMergePatch(original, requireObjectPatch(doc, type), rules);

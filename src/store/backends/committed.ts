@@ -1,6 +1,7 @@
 // Helpers every backend shares: turning a caller's object into the frozen stored version, and the
 // precondition checks of a write (exists / missing / modified), so all backends agree on semantics.
 import type { ApiObject } from '../../api/object.ts';
+import { cloneJson } from '../../api/safe-json.ts';
 import { BackendConflict, type ObjectKey, type StoreEvent, type WriteOp } from '../backend.ts';
 
 /**
@@ -9,7 +10,7 @@ import { BackendConflict, type ObjectKey, type StoreEvent, type WriteOp } from '
  * so freezing cannot reach into the caller's data.
  */
 export function withRevision(object: ApiObject, revision: number): ApiObject {
-  const base = Object.isFrozen(object) ? object : structuredClone(object);
+  const base = Object.isFrozen(object) ? object : cloneJson(object);
   const copy: ApiObject = { ...base, metadata: { ...base.metadata, resourceVersion: String(revision) } };
   return deepFreeze(copy);
 }
