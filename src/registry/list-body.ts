@@ -8,19 +8,27 @@ const COMMA = Buffer.from(',');
 const END = Buffer.from(']}\n');
 
 /**
- * The joined items of recent lists: a list of the same objects (the same versions, in the same
- * order) through the same definition has the same bytes, so it is copied whole. Matched by the
- * objects themselves, compared by identity: never stale. Bounded in count and size (at most
- * 16 × 512 KB held, most recent first).
+ * Recent list responses: a list of the same objects (the same versions, in the same order) through
+ * the same definition has the same item bytes, so they are copied whole; and while the head (kind,
+ * apiVersion, list metadata) is also the same, as for repeated lists of an unchanged collection, the
+ * whole response is reused without a copy. Matched by the objects themselves, compared by identity,
+ * and the head's text: never stale. Bounded in count and size (at most 16 × 512 KB held, most recent
+ * first).
  */
-interface JoinedItems {
+interface RecentList {
   readonly def: ResourceDef;
   readonly stored: readonly ApiObject[];
+  /** The head's JSON without its closing brace. */
+  readonly head: string;
+  /** The whole response: head, `,"items":[`, the items, `]}` and a newline. */
   readonly bytes: Buffer;
+  /** Where the items start and end in `bytes`. */
+  readonly itemsStart: number;
+  readonly itemsEnd: number;
 }
-const recentLists: JoinedItems[] = [];
+const recentLists: RecentList[] = [];
 const MAX_RECENT_LISTS = 16;
-const MAX_JOINED_BYTES = 512 * 1024;
+const MAX_LIST_BYTES = 512 * 1024;
 
 function sameObjects(a: readonly ApiObject[], b: readonly ApiObject[]): boolean {
   if (a.length !== b.length) return false;
@@ -28,40 +36,47 @@ function sameObjects(a: readonly ApiObject[], b: readonly ApiObject[]): boolean 
   return true;
 }
 
-/** The items' cached JSON joined by commas (served.ts encodes each object version once). */
-function joinItems(def: ResourceDef, stored: readonly ApiObject[]): Buffer {
-  const n = stored.length;
-  const parts: Buffer[] = new Array(n > 0 ? 2 * n - 1 : 0);
-  let length = n > 0 ? n - 1 : 0;
-  let p = 0;
-  for (let i = 0; i < n; i++) {
-    if (i > 0) parts[p++] = COMMA;
-    const item = listItemJson(def, stored[i]);
-    parts[p++] = item;
-    length += item.length;
+/** The whole response from a head and the items' cached JSON, joined by commas (served.ts encodes each object version once). */
+function joinResponse(head: Buffer, items: Buffer | readonly Buffer[]): { bytes: Buffer; itemsStart: number; itemsEnd: number } {
+  const parts: Buffer[] = [head, ITEMS];
+  let length = head.length + ITEMS.length;
+  if (Buffer.isBuffer(items)) {
+    parts.push(items);
+    length += items.length;
+  } else {
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0) parts.push(COMMA);
+      parts.push(items[i]!);
+      length += items[i]!.length + (i > 0 ? 1 : 0);
+    }
   }
-  return Buffer.concat(parts, length);
+  const itemsEnd = length;
+  parts.push(END);
+  return { bytes: Buffer.concat(parts, length + END.length), itemsStart: head.length + ITEMS.length, itemsEnd };
 }
 
-function joinedItems(def: ResourceDef, stored: readonly ApiObject[]): Buffer {
+function listResponse(def: ResourceDef, headText: string, stored: readonly ApiObject[]): Buffer {
   for (let i = 0; i < recentLists.length; i++) {
-    const r = recentLists[i];
+    const r = recentLists[i]!;
     if (r.def !== def || !sameObjects(r.stored, stored)) continue;
     if (i > 0) recentLists.unshift(...recentLists.splice(i, 1));
-    return r.bytes;
+    if (r.head === headText) return r.bytes;
+    const joined = joinResponse(Buffer.from(headText), r.bytes.subarray(r.itemsStart, r.itemsEnd));
+    recentLists[0] = { def, stored: r.stored, head: headText, ...joined };
+    return joined.bytes;
   }
-  const bytes = joinItems(def, stored);
-  if (bytes.length <= MAX_JOINED_BYTES) {
-    recentLists.unshift({ def, stored: [...stored], bytes });
+  const joined = joinResponse(Buffer.from(headText), stored.map((o) => listItemJson(def, o)));
+  if (joined.bytes.length <= MAX_LIST_BYTES) {
+    recentLists.unshift({ def, stored: [...stored], head: headText, ...joined });
     if (recentLists.length > MAX_RECENT_LISTS) recentLists.pop();
   }
-  return bytes;
+  return joined.bytes;
 }
 
 /**
  * A list response. Stored objects are frozen and shared, so the compact JSON of each item (as served
  * through one group-version) is computed once and reused by every later list until the object is
- * replaced (served.ts); the JSON codec copies the cached bytes into one buffer. Any other format reads
+ * replaced (served.ts); the JSON codec copies the cached bytes into one buffer (or reuses a recent response whole). Any other format reads
  * `toJSON()`.
  */
 export class ListBody {
@@ -83,8 +98,6 @@ export class ListBody {
 
   /** Compact JSON with a trailing newline, from the cached items. */
   encodeJson(): Buffer {
-    const head = Buffer.from(JSON.stringify(this.head).slice(0, -1));
-    const items = joinedItems(this.def, this.stored);
-    return Buffer.concat([head, ITEMS, items, END], head.length + ITEMS.length + items.length + END.length);
+    return listResponse(this.def, JSON.stringify(this.head).slice(0, -1), this.stored);
   }
 }

@@ -42,3 +42,19 @@ test('a repeated list reuses its joined items, and a new object version is never
   const other = { ...def, version: 'v9' };
   t.regex(jsonCodec.encode(new ListBody(other, head, [a]), false).toString(), /"selfLink":"\/api\/v9\/namespaces\/b\/configmaps\/a"/);
 });
+
+test('a repeated list with the same objects reuses the whole response only while its head is the same', (t) => {
+  const mk = (name: string) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'h', resourceVersion: '4' }, data: { n: name } } as ApiObject, true);
+  const items = [mk('p'), mk('q')];
+  const first = jsonCodec.encode(new ListBody(def, head, items), false);
+  const again = jsonCodec.encode(new ListBody(def, { ...head, metadata: { ...head.metadata } }, [...items]), false);
+  t.is(again, first, 'the same head and objects: the same bytes, not rebuilt');
+  // the collection's revision moved on (a write elsewhere): a new head over the same items
+  const moved = { ...head, metadata: { ...head.metadata, resourceVersion: '10' } };
+  const next = jsonCodec.encode(new ListBody(def, moved, items), false).toString();
+  t.is(next, `${JSON.stringify({ ...moved, items: new ListBody(def, moved, items).items })}\n`);
+  // and the earlier head is answered correctly again
+  t.is(jsonCodec.encode(new ListBody(def, head, items), false).toString(), first.toString());
+  const paged = { ...head, metadata: { ...head.metadata, continue: 'abc' } };
+  t.regex(jsonCodec.encode(new ListBody(def, paged, items), false).toString(), /"continue":"abc"\},"items":\[\{"metadata":\{"name":"p"/);
+});
