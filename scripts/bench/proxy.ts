@@ -2,7 +2,8 @@
 // through `portcullis proxy` (a real child process: bearer token + RBAC objects, bearer token + ABAC,
 // and delegation to a running Portcullis server with cached and uncached answers), then through
 // Debian's nginx as a plain reverse proxy when it is installed (plain HTTP and terminating TLS, beside
-// the proxy terminating TLS with the same certificate) — all in the same run, 50 keep-alive
+// the proxy terminating TLS with the same certificate), and through the smallest node:http reverse
+// proxy (node-proxy-floor.mjs: the runtime's floor for anything built on node:http) — all in the same run, 50 keep-alive
 // connections from wrk (else autocannon) in a process of its own, best of 2 interleaved rounds.
 // Target: ≥ 60 % of direct with cached decisions. Needs `npm run build` first (the proxy runs from dist/).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -96,6 +97,10 @@ export default async function run(): Promise<void> {
       ['proxy delegation, uncached', [`--kubeconfig=${kubeconfig}`, '--delegation-allowed-ttl=0', '--delegation-denied-ttl=0']],
     ];
     const targets: Array<[string, string]> = [['direct', `${up.url}/`]];
+    // the runtime's floor: the smallest node:http keep-alive reverse proxy, nothing checked
+    const floorPort = await freePort();
+    children.push(await startOnPort(process.execPath, ['scripts/bench/node-proxy-floor.mjs', String(floorPort), up.url], floorPort));
+    targets.push(['node:http minimal reverse proxy (no auth; the runtime\'s floor)', `http://127.0.0.1:${floorPort}/hello`]);
     for (const [name, args] of proxies) {
       const port = await freePort();
       children.push(await portcullis(['proxy', `--upstream=${up.url}`, `--insecure-listen-address=127.0.0.1:${port}`, ...args], port));
@@ -143,7 +148,7 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
     const best = new Map<string, Figure>();
     for (let round = 0; round < 2; round++) {
       for (const [name, url] of targets) {
-        const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
+        const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.startsWith('node:http') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
         const prior = best.get(name);
         if (!prior || f.rps > prior.rps) best.set(name, f);
       }
