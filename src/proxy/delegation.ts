@@ -4,11 +4,11 @@
 // is the slow part; a remote that cannot be reached is an error (401 for a token, 500 for a decision),
 // never an allow — unless stale-if-error is on: then an answer that expired at most that long ago is
 // given again (allow or deny, as the remote last said) while the remote fails.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { request } from 'undici';
 import { AuthnError, type UserInfo } from '../authn/types.ts';
 import type { TokenAuthenticator } from '../authn/token.ts';
-import { toSubjectAccessReview } from '../authz/sar.ts';
+import { subjectAccessReviewJson, toSubjectAccessReview } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
 import { openRemote } from './remote.ts';
 
@@ -63,7 +63,8 @@ class TtlCache<V> {
   }
 }
 
-const digest = (s: string): string => createHash('sha256').update(s).digest('base64');
+// one-shot: no Hash object per request (a cached answer's cost is mostly its key)
+const digest = (s: string): string => hash('sha256', s, 'base64');
 const MAX_BODY = 1 << 20;
 const MAX_REASON = 4096;
 
@@ -142,12 +143,14 @@ export function createDelegation(o: DelegationOptions): Delegation {
   const subjectAccessReview: Authorizer = {
     name: 'SubjectAccessReview',
     async authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
-      const spec = toSubjectAccessReview(user, attrs).spec;
-      const body = { apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec };
-      const key = digest(JSON.stringify(spec));
+      // keyed by the review's text (the version is the one field it leaves out): the review object
+      // itself is built only when the remote is asked
+      const version = attrs.isResourceRequest ? attrs.apiVersion : '';
+      const key = digest(`${version}\n${subjectAccessReviewJson(user, attrs)}`);
       const hit = decisions.get(key);
       if (hit) return hit;
       calls.subjectAccessReviews++;
+      const body = { apiVersion: 'authorization.platform.io/v1beta1', kind: 'SubjectAccessReview', spec: toSubjectAccessReview(user, attrs).spec };
       let status: Json;
       try {
         status = await post('/apis/authorization.platform.io/v1beta1/subjectaccessreviews', body);

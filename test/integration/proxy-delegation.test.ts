@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { proxyConfigFrom } from '../../src/config/proxy.ts';
 import { startProxy, type RunningProxy } from '../../src/proxy/start.ts';
+import { createDelegation } from '../../src/proxy/delegation.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { abac, bearer, raw, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
 
@@ -11,7 +12,7 @@ import { abac, bearer, raw, startEcho, tempDir, tokenFile, type EchoServer } fro
 // by a kubeconfig, with the proxy's own token) answers TokenReviews and SubjectAccessReviews, and the
 // proxy caches both answers.
 
-let server: TestServer, up: EchoServer, proxy: RunningProxy;
+let server: TestServer, up: EchoServer, proxy: RunningProxy, kubeconfig: string;
 
 test.before(async () => {
   const dir = tempDir('proxy-delegation');
@@ -26,7 +27,7 @@ test.before(async () => {
     tokenAuthFile: tokenFile(dir, { proxy: [], alice: ['devs'], bob: [] }),
     runtimeConfig: ['authentication.platform.io/v1beta1=true', 'authorization.platform.io/v1beta1=true'],
   });
-  const kubeconfig = join(dir, 'kubeconfig');
+  kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, YAML.stringify({
     apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
     clusters: [{ name: 'c', cluster: { server: server.url } }],
@@ -80,4 +81,34 @@ test.serial('a token the API server rejects is 401; a decision it denies is 403'
   t.is(bob.status, 403);
   t.regex(bob.json.message, /User "bob" cannot get path "\/app\/x"/);
   t.is((await raw(proxy.insecureUrl!, 'GET', '/app/x')).status, 401);
+});
+
+test.serial('a cached decision is one for exactly the review that was asked: any field, the version included, asks again', async (t) => {
+  const d = createDelegation({ kubeconfig });
+  try {
+    const alice = { name: 'alice', groups: ['devs'] };
+    const attrs = { isResourceRequest: true, path: '', verb: 'get', apiGroup: 'apps', apiVersion: 'v1', namespace: 'ns', resource: 'deployments', subresource: '', name: 'web' };
+    const first = await d.subjectAccessReview.authorize(alice, attrs);
+    t.false(first.allowed); // alice holds only the /app/* path
+    t.is(d.calls.subjectAccessReviews, 1);
+    t.deepEqual(await d.subjectAccessReview.authorize(alice, { ...attrs }), first);
+    t.is(d.calls.subjectAccessReviews, 1, 'the same review: answered from the cache');
+    const variants = [
+      { ...attrs, apiVersion: 'v1beta1' },
+      { ...attrs, name: 'web2' },
+      { ...attrs, verb: 'list' },
+      { ...attrs, namespace: 'other' },
+      { ...attrs, isResourceRequest: false, path: '/app/x' },
+    ];
+    for (const [i, v] of variants.entries()) {
+      await d.subjectAccessReview.authorize(alice, v);
+      t.is(d.calls.subjectAccessReviews, 2 + i, JSON.stringify(v));
+    }
+    t.true((await d.subjectAccessReview.authorize(alice, { ...attrs, isResourceRequest: false, path: '/app/x' })).allowed);
+    await d.subjectAccessReview.authorize({ name: 'alice', groups: ['devs', 'ops'] }, attrs);
+    await d.subjectAccessReview.authorize({ name: 'alice', groups: ['devs'], extra: { scopes: ['a'] } }, attrs);
+    t.is(d.calls.subjectAccessReviews, 1 + variants.length + 2, 'other groups or extra: other reviews');
+  } finally {
+    await d.close();
+  }
 });
