@@ -76,8 +76,8 @@ function listResponse(def: ResourceDef, headText: string, stored: readonly ApiOb
 /**
  * A list response. Stored objects are frozen and shared, so the compact JSON of each item (as served
  * through one group-version) is computed once and reused by every later list until the object is
- * replaced (served.ts); the JSON codec copies the cached bytes into one buffer (or reuses a recent response whole). Any other format reads
- * `toJSON()`.
+ * replaced (served.ts); the JSON codec copies the cached bytes into one buffer, or reuses a recent
+ * response whole. Any other format reads `toJSON()`.
  */
 export class ListBody {
   constructor(
