@@ -3,8 +3,9 @@
 // and delegation to a running Portcullis server with cached and uncached answers), then through
 // Debian's nginx as a plain reverse proxy when it is installed (plain HTTP and terminating TLS, beside
 // the proxy terminating TLS with the same certificate), and through the smallest node:http reverse
-// proxy (node-proxy-floor.mjs: the runtime's floor for anything built on node:http) — all in the same run, 50 keep-alive
-// connections from wrk (else autocannon) in a process of its own, best of 2 interleaved rounds.
+// proxy (node-proxy-floor.mjs: the runtime's floor for anything built on node:http) — all in the
+// same run, 50 keep-alive connections from wrk (else autocannon) in a process of its own, best of 2
+// interleaved rounds.
 // Target: ≥ 60 % of direct with cached decisions. Needs `npm run build` first (the proxy runs from dist/).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';

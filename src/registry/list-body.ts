@@ -45,9 +45,12 @@ function joinResponse(head: Buffer, items: Buffer | readonly Buffer[]): { bytes:
     length += items.length;
   } else {
     for (let i = 0; i < items.length; i++) {
-      if (i > 0) parts.push(COMMA);
+      if (i > 0) {
+        parts.push(COMMA);
+        length += COMMA.length;
+      }
       parts.push(items[i]!);
-      length += items[i]!.length + (i > 0 ? 1 : 0);
+      length += items[i]!.length;
     }
   }
   const itemsEnd = length;

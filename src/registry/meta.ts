@@ -12,8 +12,8 @@ const generateAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 /** generateName: base truncated to 58 characters plus 5 random characters. */
 export function generateName(base: string): string {
   let s = base.length > 58 ? base.slice(0, 58) : base;
-  // one uniform draw over all 27^5 suffixes, read as five base-27 digits (randomInt costs a syscall-free
-  // but still measurable call each; five of them showed in the create profile)
+  // one uniform draw over all 27^5 suffixes, read as five base-27 digits: five randomInt calls
+  // showed in the create profile
   const n = generateAlphabet.length;
   let draw = randomInt(n ** 5);
   for (let i = 0; i < 5; i++, draw = Math.floor(draw / n)) s += generateAlphabet[draw % n];
