@@ -85,7 +85,18 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
 
   function runWrite(op: WriteOp): StoreEvent {
     const id = keyId(op.key);
-    const event = planWrite(op, current(id), (meta.get(REVISION) ?? 0) + 1);
+    const revision = (meta.get(REVISION) ?? 0) + 1;
+    if (op.op === 'create') {
+      // The usual create names a key that is absent: LMDB's no-overwrite put looks it up and inserts in
+      // one descent. Only when a record is there does the full check below read it.
+      const event = planWrite(op, undefined, revision);
+      if (putIfAbsent(objects, id, encodeEntry(op.key, event))) {
+        written.set(id, { object: event.object, modRevision: event.revision });
+        meta.putSync(REVISION, event.revision);
+        return event;
+      }
+    }
+    const event = planWrite(op, current(id), revision);
     if (event.type === 'DELETED') {
       objects.removeSync(id);
       written.delete(id);
@@ -179,6 +190,16 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
       await db?.close();
     },
   };
+}
+
+/**
+ * A put inside the write transaction that stores only when the key is absent; whether it stored.
+ * lmdb-js's putSync returns that outcome, though its typings say void (the backend tests fail if it
+ * ever stops: a create would then overwrite an existing object).
+ */
+function putIfAbsent(db: Database<string, string | symbol>, id: string, record: string): boolean {
+  const put = db.putSync as (this: typeof db, id: string, value: string, options: { noOverwrite: boolean }) => unknown;
+  return put.call(db, id, record, { noOverwrite: true }) === true;
 }
 
 /** The revision counter: 0 when absent, undefined when its value does not decode to one. */
