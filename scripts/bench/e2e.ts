@@ -9,6 +9,9 @@
 //   E2E_LOAD=autocannon use autocannon even when wrk is installed
 //   E2E_ONLY=GET,LIST   measure only the targets whose names contain one of these (to profile one)
 //   E2E_KOA=0           leave out the Koa hello-world reference line
+//   E2E_ETCD=0          leave out the etcd durable-put reference line (needs Debian etcd-server and
+//                       nghttp2-client's h2load; see etcd-put-line.ts)
+//   E2E_NODE_FLAGS='--max-semi-space-size=32 …'  node flags for the server process (to try V8 settings)
 //   E2E_SERVER_DIR=DIR  run DIR/dist/main.js (another checkout's build, for a before/after table)
 // Needs `npm run build` first (dist/main.js).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -17,7 +20,8 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild } from './child.ts';
-import { loadName, runLoad } from './load-gen.ts';
+import { haveH2load, startEtcdPutLine, type EtcdPutLine } from './etcd-put-line.ts';
+import { loadName, runLoad, type LoadResult } from './load-gen.ts';
 
 const ROUNDS = Number(process.env.E2E_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,8 +40,17 @@ interface Target {
   token?: string;
   /** Share of bare node:https this figure should reach, percent (none: a baseline or reference line). */
   target?: number;
+  /** A reference line, left out with E2E_KOA=0 or E2E_ETCD=0. */
+  reference?: 'koa' | 'etcd';
+  /**
+   * The reference line measuring the best tool of this target's kind on the machine: where the target
+   * is out of its reach too, beating it is what counts, and the verdict says by how much.
+   */
+  yardstick?: string;
   /** The process serving it (its CPU time is read). */
   pid: number;
+  /** Its own load generator (the etcd line's gRPC puts); otherwise wrk or autocannon on `url`. */
+  run?: (seconds: number) => Promise<LoadResult>;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
@@ -52,7 +65,7 @@ async function load(t: Target, seconds: number): Promise<number> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (t.token) headers.authorization = `Bearer ${t.token}`;
   if (t.body) headers['content-type'] = 'application/json';
-  const r = await runLoad({ url: t.url, method: t.method, body: t.body, headers, seconds });
+  const r = t.run ? await t.run(seconds) : await runLoad({ url: t.url, method: t.method, body: t.body, headers, seconds });
   const bad = r.non2xx + r.errors;
   if (!(r.rps > 0) || bad > 0) throw new Error(`${t.name}: ${bad} bad answers, ${r.rps} req/s`);
   return r.rps;
@@ -87,8 +100,10 @@ async function parallel<T>(items: T[], width: number, fn: (x: T) => Promise<unkn
 
 async function startServer(dir: string, cert: string, key: string): Promise<{ url: string; child: ChildProcess }> {
   writeFileSync(join(dir, 'tokens.csv'), `${ADMIN_TOKEN},e2e-admin,1,"system:masters"\n${USER_TOKEN},e2e-user,2,"dev,qa,e2e-team"\n`);
+  const flags = process.env.E2E_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const prof = process.env.E2E_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.E2E_CPU_PROF}`] : [];
   const args = [
+    ...flags,
     ...prof,
     join(process.env.E2E_SERVER_DIR ?? '.', 'dist/main.js'),
     'serve',
@@ -163,10 +178,18 @@ export default async function run(): Promise<void> {
   const base = await startChild('node', ['scripts/bench/baseline-server.mjs', '--cert', cert, '--key', key]);
   // the same answer from a one-middleware Koa app: what the mandated framework alone reaches
   const koa = await startChild('node', ['scripts/bench/baseline-server.mjs', '--koa', '--cert', cert, '--key', key]);
+  // etcd's durable put alone: what CREATE is measured beside (etcd-put-line.ts)
+  let etcd: EtcdPutLine | undefined;
+  const wantEtcd = process.env.E2E_ETCD !== '0';
+  if (wantEtcd && !haveH2load()) console.log('e2e: h2load not installed (Debian nghttp2-client): the etcd put line is left out');
   // a server that fails to start must not leave the baselines running (they hold the caller's stdout)
-  const server = await startServer(dir, cert, key).catch((e: unknown) => {
+  const server = await (async () => {
+    if (wantEtcd && haveH2load()) etcd = await startEtcdPutLine(cert, key, `/registry/configmaps/${CREATE_NS}/load-x7k2q`, etcdValue());
+    return startServer(dir, cert, key);
+  })().catch(async (e: unknown) => {
     base.child.kill();
     koa.child.kill();
+    await etcd?.stop();
     throw e;
   });
   try {
@@ -174,23 +197,27 @@ export default async function run(): Promise<void> {
     await seed(server.url);
     console.log(`e2e: load from ${loadName()}, ${ROUNDS} interleaved rounds of ${SECONDS} s (+${WARMUP} s warm-up each); seeded 1 user binding + ${OTHER_BINDINGS} other RoleBindings + 100 ConfigMaps in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const coll = `${server.url}/api/v1/namespaces/${NS}/configmaps`;
+    const createBody = JSON.stringify({ metadata: { generateName: 'load-' }, data: { key: 'value' } });
+    const ETCD_LINE = 'etcd put over TLS, gRPC (the reference stack\'s store alone, reference)';
     const targets: Target[] = [
       { name: 'bare node:https hello-world', url: base.url, pid: base.child.pid! },
-      { name: 'Koa hello-world (framework alone, reference)', url: koa.url, pid: koa.child.pid! },
+      { name: 'Koa hello-world (framework alone, reference)', url: koa.url, reference: 'koa', pid: koa.child.pid! },
+      ...(etcd ? [{ name: ETCD_LINE, url: '', reference: 'etcd' as const, pid: etcd.pid, run: etcd.load }] : []),
       { name: 'GET one ConfigMap', url: `${coll}/cm-7`, token: USER_TOKEN, target: 60, pid: server.child.pid! },
       { name: 'LIST 100 ConfigMaps', url: coll, token: USER_TOKEN, target: 40, pid: server.child.pid! },
       {
         name: 'CREATE ConfigMap',
         url: `${server.url}/api/v1/namespaces/${CREATE_NS}/configmaps`,
         method: 'POST',
-        body: JSON.stringify({ metadata: { generateName: 'load-' }, data: { key: 'value' } }),
+        body: createBody,
         token: USER_TOKEN,
         target: 35,
+        yardstick: etcd ? ETCD_LINE : undefined,
         pid: server.child.pid!,
       },
     ];
     const only = process.env.E2E_ONLY?.split(',');
-    const keep = (t: Target) => (t.target === undefined ? process.env.E2E_KOA !== '0' : !only || only.some((o) => t.name.includes(o)));
+    const keep = (t: Target) => (t.reference ? t.reference !== 'koa' || process.env.E2E_KOA !== '0' : !only || only.some((o) => t.name.includes(o)));
     targets.splice(1, targets.length, ...targets.slice(1).filter(keep));
     const best = new Map<string, number>();
     const ratios = new Map<string, number[]>();
@@ -217,15 +244,24 @@ export default async function run(): Promise<void> {
       const pct = (rps / bare) * 100;
       const perRound = ratios.get(t.name)!.map((r) => `${(r * 100).toFixed(0)}%`).join(' ');
       const cpu = cpuPerRequest.get(t.name)!;
-      const verdict = t.target === undefined ? '' : `target ≥ ${t.target}%: ${pct >= t.target ? 'met' : 'MISSED'}; `;
+      const yard = t.yardstick === undefined ? undefined : best.get(t.yardstick);
+      const beats = yard === undefined ? '' : ` (${rps >= yard ? 'beats' : 'BELOW'} the best tool of its kind here: ${(rps / yard).toFixed(2)}× ${t.yardstick?.split(' (')[0]})`;
+      const verdict = t.target === undefined ? '' : `target ≥ ${t.target}%: ${pct >= t.target ? 'met' : `MISSED${beats}`}; `;
       console.log(`e2e ${t.name}: ${rps.toFixed(0)} req/s = ${pct.toFixed(1)}% of bare (${verdict}per round ${perRound})`);
       console.log(`e2e   ${t.name}: server ${cpu.toFixed(0)} µs CPU/request = ${(bareCpu / cpu * 100).toFixed(1)}% of bare's CPU efficiency`);
     }
   } finally {
     base.child.kill();
     koa.child.kill();
+    await etcd?.stop();
     await stop(server.child);
   }
+}
+
+/** What the etcd line stores on each put: the ConfigMap a CREATE of the same body stores. */
+function etcdValue(): string {
+  const metadata = { name: 'load-x7k2q', generateName: 'load-', namespace: CREATE_NS, uid: '3f0c5a4e-8d1b-4c4e-9a51-0d6f2b7e9c11', creationTimestamp: '2026-11-28T00:00:00Z' };
+  return JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata, data: { key: 'value' } });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

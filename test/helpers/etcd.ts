@@ -19,6 +19,8 @@ export interface EtcdMember {
   stop(): Promise<void>;
   /** Starts a stopped member again on its data dir and ports; resolves once it is healthy. */
   restart(): Promise<void>;
+  /** The running process's id (its CPU time is read by benchmarks). */
+  pid(): number | undefined;
   /** Freezes the running member (SIGSTOP): its sockets stay open but it answers nothing. */
   pause(): void;
   /** Lets a paused member run again (SIGCONT). */
@@ -38,6 +40,11 @@ export interface EtcdOptions {
    * (`--client-cert-auth`); the cluster's `tls` holds the files a client needs.
    */
   tls?: boolean;
+  /**
+   * Serve clients over TLS with this certificate and key and ask clients for none (a load generator
+   * such as wrk cannot present one). Not with `tls`.
+   */
+  serverCert?: { certFile: string; keyFile: string };
 }
 
 export interface EtcdCluster {
@@ -77,12 +84,12 @@ async function freePort(): Promise<number> {
   }
 }
 
-/** etcd's /health over TLS with the client certificate (fetch cannot present one). */
-function tlsHealth(url: string, tls: EtcdClientTls): Promise<string> {
+/** etcd's /health over TLS, trusting `caFile`, with the client certificate if any (fetch cannot present one). */
+function tlsHealth(url: string, tls: Partial<EtcdClientTls> & { caFile: string }): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
-      { ca: readFileSync(tls.caFile), cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+      { ca: readFileSync(tls.caFile), cert: tls.certFile && readFileSync(tls.certFile), key: tls.keyFile && readFileSync(tls.keyFile) },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -96,7 +103,7 @@ function tlsHealth(url: string, tls: EtcdClientTls): Promise<string> {
   });
 }
 
-async function waitHealthy(clientUrl: string, child: ChildProcess, output: () => string, timeoutMs: number, tls?: EtcdClientTls) {
+async function waitHealthy(clientUrl: string, child: ChildProcess, output: () => string, timeoutMs: number, tls?: Partial<EtcdClientTls> & { caFile: string }) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`etcd exited with ${child.exitCode}:\n${output()}`);
@@ -152,8 +159,12 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
   }
   const baseDir = await mkdtemp(join(tmpdir(), 'portcullis-etcd-'));
   dataDirs.add(baseDir);
+  if (options.tls && options.serverCert) throw new Error('startEtcd: tls and serverCert exclude each other');
   const pki = options.tls ? writeEtcdPki(join(baseDir, 'pki')) : undefined;
-  const clientScheme = pki ? 'https' : 'http';
+  const given = options.serverCert;
+  // how the health check reaches a member: the client PKI, or trusting the given (self-signed) certificate
+  const healthTls = pki?.client ?? (given && { caFile: given.certFile });
+  const clientScheme = pki || given ? 'https' : 'http';
   const specs = [];
   for (let i = 0; i < size; i++) {
     specs.push({ name: `m${i}`, clientUrl: `${clientScheme}://127.0.0.1:${await freePort()}`, peerUrl: `http://127.0.0.1:${await freePort()}` });
@@ -198,6 +209,7 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
       ...(pki
         ? [`--cert-file=${pki.server.certFile}`, `--key-file=${pki.server.keyFile}`, `--trusted-ca-file=${pki.client.caFile}`, '--client-cert-auth']
         : []),
+      ...(given ? [`--cert-file=${given.certFile}`, `--key-file=${given.keyFile}`] : []),
     ];
     let current = launch(args);
     const member: EtcdMember = {
@@ -209,8 +221,9 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
       },
       restart: async () => {
         current = launch(args); // an existing data dir makes etcd ignore the --initial-* flags
-        await waitHealthy(spec.clientUrl, current.child, current.output, 20_000, pki?.client);
+        await waitHealthy(spec.clientUrl, current.child, current.output, 20_000, healthTls);
       },
+      pid: () => current.child.pid,
       pause: () => void current.child.kill('SIGSTOP'),
       resume: () => void current.child.kill('SIGCONT'),
     };
@@ -223,7 +236,7 @@ async function startEtcdOnce(size: number, options: EtcdOptions): Promise<EtcdCl
     dataDirs.delete(baseDir);
   };
   try {
-    await Promise.all(started.map((s) => waitHealthy(s.member.clientUrl, s.child, s.output, 20_000, pki?.client)));
+    await Promise.all(started.map((s) => waitHealthy(s.member.clientUrl, s.child, s.output, 20_000, healthTls)));
   } catch (error) {
     await stop();
     throw error;
