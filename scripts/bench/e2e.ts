@@ -20,6 +20,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild } from './child.ts';
+import { etcdBinary } from '../../test/helpers/etcd.ts';
 import { haveH2load, startEtcdPutLine, type EtcdPutLine } from './etcd-put-line.ts';
 import { loadName, runLoad, type LoadResult } from './load-gen.ts';
 
@@ -181,10 +182,11 @@ export default async function run(): Promise<void> {
   // etcd's durable put alone: what CREATE is measured beside (etcd-put-line.ts)
   let etcd: EtcdPutLine | undefined;
   const wantEtcd = process.env.E2E_ETCD !== '0';
-  if (wantEtcd && !haveH2load()) console.log('e2e: h2load not installed (Debian nghttp2-client): the etcd put line is left out');
+  const missing = [!haveH2load() && 'h2load (Debian nghttp2-client)', !existsSync(etcdBinary) && `${etcdBinary} (Debian etcd-server)`].filter(Boolean);
+  if (wantEtcd && missing.length > 0) console.log(`e2e: ${missing.join(' and ')} not installed: the etcd put line is left out`);
   // a server that fails to start must not leave the baselines running (they hold the caller's stdout)
   const server = await (async () => {
-    if (wantEtcd && haveH2load()) etcd = await startEtcdPutLine(cert, key, `/registry/configmaps/${CREATE_NS}/load-x7k2q`, etcdValue());
+    if (wantEtcd && missing.length === 0) etcd = await startEtcdPutLine(cert, key, `/registry/configmaps/${CREATE_NS}/load-x7k2q`, etcdValue());
     return startServer(dir, cert, key);
   })().catch(async (e: unknown) => {
     base.child.kill();
