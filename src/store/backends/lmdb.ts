@@ -86,24 +86,16 @@ export function createLmdbBackend(options: LmdbBackendOptions): Backend {
   function runWrite(op: WriteOp): StoreEvent {
     const id = keyId(op.key);
     const revision = (meta.get(REVISION) ?? 0) + 1;
-    if (op.op === 'create') {
-      // The usual create names a key that is absent: LMDB's no-overwrite put looks it up and inserts in
-      // one descent. Only when a record is there does the full check below read it.
-      const event = planWrite(op, undefined, revision);
-      if (putIfAbsent(objects, id, encodeEntry(op.key, event))) {
-        written.set(id, { object: event.object, modRevision: event.revision });
-        meta.putSync(REVISION, event.revision);
-        return event;
-      }
+    // The usual create names a key that is absent: LMDB's no-overwrite put looks it up and inserts in
+    // one descent. Any other write, and a create of an occupied key, reads the record and is checked.
+    let event = op.op === 'create' ? planWrite(op, undefined, revision) : undefined;
+    if (!event || !putIfAbsent(objects, id, encodeEntry(op.key, event))) {
+      event = planWrite(op, current(id), revision);
+      if (event.type === 'DELETED') objects.removeSync(id);
+      else objects.putSync(id, encodeEntry(op.key, event));
     }
-    const event = planWrite(op, current(id), revision);
-    if (event.type === 'DELETED') {
-      objects.removeSync(id);
-      written.delete(id);
-    } else {
-      objects.putSync(id, encodeEntry(op.key, event));
-      written.set(id, { object: event.object, modRevision: event.revision });
-    }
+    if (event.type === 'DELETED') written.delete(id);
+    else written.set(id, { object: event.object, modRevision: event.revision });
     meta.putSync(REVISION, event.revision);
     return event;
   }
