@@ -8,7 +8,8 @@
 // file, forked with PORTCULLIS_WATCH_CLIENTS=1), each with its share of the node and cluster-wide
 // watchers, so that client work does not share the server's event loop, and one client loop does not
 // have to read half a million events a second alone. Each child checks its own watchers; the reports
-// are joined here. Sizes come from the environment (defaults scaled for a 2-core machine):
+// are joined here. The children read raw sockets (raw-watch.ts) rather than node:http, whose buffer
+// per read made them collect garbage every ~120 ms and take CPU the server needed on this machine. Sizes come from the environment (defaults scaled for a 2-core machine):
 //   WATCH_PODS=150000 WATCH_NODES=5000 WATCH_CLUSTER=500 WATCH_RATE=1010 WATCH_SECONDS=30
 //   WATCH_CLIENT_PROCS=2
 // The writer is paced at WATCH_RATE and the rate reported is writes over the whole writing time, which
@@ -22,6 +23,7 @@ import { runInNewContext } from 'node:vm';
 import type { ApiObject } from '../../src/api/object.ts';
 import { benchPod, NAMESPACES, STAMP } from './pod-shape.mjs';
 import { existsSync } from 'node:fs';
+import { openRawWatch, type OnLine } from './raw-watch.ts';
 
 const env = (k: string, d: number) => (process.env[k] ? Number(process.env[k]) : d);
 const PODS = env('WATCH_PODS', 150_000);
@@ -51,14 +53,13 @@ interface WatcherReport {
 
 type FromClients =
   | { op: 'ready'; failed: number; ms: number }
-  | { op: 'report'; nodes: WatcherReport[]; cluster: WatcherReport[]; latencies: number[]; ended: number; clientLoopBusy: number; clientLoopDelayP99: number; clientCpuMs: number }
+  | { op: 'report'; nodes: WatcherReport[]; cluster: WatcherReport[]; latencies: number[]; stamps: number[]; ended: number; clientLoopBusy: number; clientLoopDelayP99: number; clientCpuMs: number }
   | { op: 'listed'; count: number; firstByteMs: number; lastAddedMs: number };
 
 // ---------------------------------------------------------------- the client process
 
 const RV_MARK = Buffer.from('"resourceVersion":"');
 const STAMP_MARK = Buffer.from(`"${STAMP}":"`);
-const NL = 10;
 const QUOTE = 34;
 const DOT = 46;
 
@@ -98,32 +99,31 @@ function numberAt(b: Buffer, at: number): number {
   return n;
 }
 
-/** Reads one watch stream on raw bytes (no JSON parsing): revision order per watcher, and latency. */
-function readStream(res: http.IncomingMessage, rep: WatcherReport, latencies: number[] | undefined, onEnd: () => void): void {
-  let rest: Buffer | undefined;
+/** Latency samples and, at the same index, the commit time each was measured from. */
+interface Samples {
+  latencies: number[];
+  stamps: number[];
+}
+
+/** Checks one watch stream's lines on raw bytes (no JSON parsing): revision order per watcher, and latency. */
+function watchLines(rep: WatcherReport, samples: Samples | undefined): OnLine {
   let last = 0;
-  res.on('data', (chunk: Buffer) => {
-    const t = now();
-    const b = rest ? Buffer.concat([rest, chunk]) : chunk;
-    let start = 0;
-    let nl: number;
-    while ((nl = b.indexOf(NL, start)) >= 0) {
-      const i = findEnd(b, RV_MARK, 9, start, nl); // 9: the 'V'
-      if (i >= 0) {
-        const rv = numberAt(b, i);
-        rep.received++;
-        if (rv <= last) rep.violations++;
-        last = rv;
-        if (latencies) {
-          const j = findEnd(b, STAMP_MARK, 1, start, nl); // 1: the 'b' of "bench"
-          if (j >= 0) latencies.push(t - numberAt(b, j));
-        }
+  return (b, start, nl) => {
+    const i = findEnd(b, RV_MARK, 9, start, nl); // 9: the 'V'
+    if (i < 0) return;
+    const rv = numberAt(b, i);
+    rep.received++;
+    if (rv <= last) rep.violations++;
+    last = rv;
+    if (samples) {
+      const j = findEnd(b, STAMP_MARK, 1, start, nl); // 1: the 'b' of "bench"
+      if (j >= 0) {
+        const stamp = numberAt(b, j);
+        samples.latencies.push(now() - stamp);
+        samples.stamps.push(stamp);
       }
-      start = nl + 1;
     }
-    rest = start < b.length ? b.subarray(start) : undefined;
-  });
-  res.on('close', onEnd);
+  };
 }
 
 function openWatch(url: string, path: string): Promise<http.IncomingMessage> {
@@ -137,7 +137,7 @@ async function clients(): Promise<void> {
   const send = (m: FromClients) => process.send!(m);
   const nodeReports: WatcherReport[] = [];
   const clusterReports: WatcherReport[] = [];
-  const latencies: number[] = [];
+  const samples: Samples = { latencies: [], stamps: [] };
   let ended = 0;
   let elu = performance.eventLoopUtilization();
   let cpu = process.cpuUsage();
@@ -151,13 +151,13 @@ async function clients(): Promise<void> {
         const rep: WatcherReport = { received: 0, violations: 0 };
         nodeReports.push(rep);
         const path = `/api/v1/pods?watch=true&resourceVersion=${m.resourceVersion}&fieldSelector=${encodeURIComponent(`spec.nodeName=node-${n}`)}`;
-        jobs.push(() => openWatch(m.url, path).then((res) => readStream(res, rep, latencies, () => ended++)));
+        jobs.push(() => openRawWatch(m.url, path, watchLines(rep, samples), () => ended++));
       }
       for (let c = m.clusterFrom; c < m.clusterTo; c++) {
         const rep: WatcherReport = { received: 0, violations: 0 };
         clusterReports.push(rep);
         const path = `/api/v1/watch/pods?resourceVersion=${m.resourceVersion}`;
-        jobs.push(() => openWatch(m.url, path).then((res) => readStream(res, rep, c === 0 ? latencies : undefined, () => ended++)));
+        jobs.push(() => openRawWatch(m.url, path, watchLines(rep, c === 0 ? samples : undefined), () => ended++));
       }
       // open in waves so the listen backlog does not overflow
       for (let i = 0; i < jobs.length; i += 200) {
@@ -168,7 +168,7 @@ async function clients(): Promise<void> {
       delay.enable();
       send({ op: 'ready', failed, ms: performance.now() - t0 });
     } else if (m.op === 'report') {
-      send({ op: 'report', nodes: nodeReports, cluster: clusterReports, latencies, ended, clientLoopBusy: performance.eventLoopUtilization(elu).utilization, clientLoopDelayP99: delay.percentile(99) / 1e6, clientCpuMs: cpuMs(process.cpuUsage(cpu)) });
+      send({ op: 'report', nodes: nodeReports, cluster: clusterReports, latencies: samples.latencies, stamps: samples.stamps, ended, clientLoopBusy: performance.eventLoopUtilization(elu).utilization, clientLoopDelayP99: delay.percentile(99) / 1e6, clientCpuMs: cpuMs(process.cpuUsage(cpu)) });
     } else if (m.op === 'list-all') {
       const t0 = performance.now();
       const res = await openWatch(m.url, '/api/v1/pods?watch=true&resourceVersion=0');
@@ -223,6 +223,50 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/** The server loop's stalls over 50 ms during the writes, as [start ms since the epoch, length ms]. */
+function watchStalls(): { stop(): [number, number][] } {
+  const found: [number, number][] = [];
+  let last = now();
+  const timer = setInterval(() => {
+    const t = now();
+    if (t - last > 60) found.push([last, t - last - 10]);
+    last = t;
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return found;
+    },
+  };
+}
+
+/**
+ * Where the slow samples (over 100 ms) sit in time: with two samples per write, 1 % of them is about
+ * 0.3 s of writes, so one stall of the server or a client decides the p99. The worst seconds, by
+ * commit time from the writes' start, beside the server loop's stalls in them.
+ */
+function slowSamples(latencies: number[], stamps: number[], startEpoch: number, stalls: [number, number][]): string {
+  const perSecond = new Map<number, { n: number; max: number }>();
+  let slow = 0;
+  for (let i = 0; i < latencies.length; i++) {
+    if (latencies[i] <= 100) continue;
+    slow++;
+    const s = Math.floor((stamps[i] - startEpoch) / 1000);
+    const b = perSecond.get(s) ?? { n: 0, max: 0 };
+    b.n++;
+    b.max = Math.max(b.max, latencies[i]);
+    perSecond.set(s, b);
+  }
+  const worst = [...perSecond].sort((a, b) => b[1].n - a[1].n).slice(0, 4);
+  const stallsIn = (s: number) => {
+    const ms = stalls.filter(([at]) => Math.floor((at - startEpoch) / 1000) === s).map(([, len]) => len.toFixed(0));
+    return ms.length ? `server stalls ${ms.join('+')} ms` : 'no server stall';
+  };
+  const secs = worst.map(([s, b]) => `second ${s}: ${b.n} (max ${b.max.toFixed(0)} ms; ${stallsIn(s)})`).join(', ');
+  const allStalls = stalls.reduce((a, [, ms]) => a + ms, 0);
+  return `samples over 100 ms: ${slow} (${((slow / Math.max(1, latencies.length)) * 100).toFixed(2)} %) in ${perSecond.size} of the seconds; worst ${secs || '—'}; server loop stalls over 50 ms: ${stalls.length}, ${allStalls.toFixed(0)} ms in all`;
+}
+
 const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
 /** A full collection before a memory reading (the bench does not run with --expose-gc). */
@@ -267,6 +311,7 @@ export default async function run(): Promise<void> {
       nodes: all.flatMap((r) => r.nodes),
       cluster: all.flatMap((r) => r.cluster),
       latencies: all.flatMap((r) => r.latencies),
+      stamps: all.flatMap((r) => r.stamps),
       ended: all.reduce((a, r) => a + r.ended, 0),
       clientLoopBusy: Math.max(...all.map((r) => r.clientLoopBusy)),
       busy: all.map((r) => r.clientLoopBusy),
@@ -317,6 +362,7 @@ export default async function run(): Promise<void> {
     const cpu0 = process.cpuUsage();
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
+    const stalls = watchStalls();
     let next = 0;
     await new Promise<void>((resolve) => {
       const tick = async () => {
@@ -350,6 +396,7 @@ export default async function run(): Promise<void> {
     const serverBusy = performance.eventLoopUtilization(elu).utilization;
     const serverCpu = cpuMs(process.cpuUsage(cpu0));
     delay.disable();
+    const serverStalls = stalls.stop();
     console.log(`writer: ${writes.toLocaleString('en')} pod updates in ${writeSeconds.toFixed(1)} s (${(writes / writeSeconds).toFixed(0)}/s, ${MOVE_SHARE * 100}% move node)`);
 
     // let the streams drain, then compare what each watcher got with what it should have got
@@ -387,6 +434,7 @@ export default async function run(): Promise<void> {
     console.log(
       `delivery latency commit→received (${lat.length.toLocaleString('en')} samples): p50 ${percentile([...lat], 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, max ${lat[lat.length - 1]?.toFixed(2)} ms (target p99 ≤ 100 ms at ≥ 1,000 writes/s: ${verdict(p99 <= 100 && writes / writeSeconds >= 1000)})`,
     );
+    console.log(slowSamples(rep.latencies, rep.stamps, performance.timeOrigin + t0, serverStalls));
     console.log(`server memory under load: rss ${mb(memWith.rss)} (peak ${mb(peakRss)}), heap ${mb(memWith.heapUsed)}; +${mb(memWith.rss - memBefore.rss)} rss for the watchers`);
 
     // a resourceVersion=0 watch over every pod
