@@ -60,8 +60,14 @@ export interface AccountToken {
   secret: any;
 }
 
+/** What accountToken asks of a server: requests whose JSON answers are inspected loosely. */
+export interface JsonRequests {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test convenience: response JSON is inspected loosely
+  req(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; json: any }>;
+}
+
 /** Wait until the account references a token secret holding a token, and return it. */
-export function accountToken(srv: TestServer, ns: string, name: string, headers: Record<string, string> = {}, except?: string): Promise<AccountToken> {
+export function accountToken(srv: JsonRequests, ns: string, name: string, headers: Record<string, string> = {}, except?: string): Promise<AccountToken> {
   return waitFor(`token of ${ns}/${name}`, async () => {
     const sa = await srv.req('GET', `/api/v1/namespaces/${ns}/serviceaccounts/${name}`, undefined, headers);
     if (sa.status !== 200) return undefined;

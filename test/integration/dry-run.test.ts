@@ -4,7 +4,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { openWatch } from './watch-helpers.ts';
-import { accountToken } from './accounts-harness.ts';
+import { accountToken, type JsonRequests } from './accounts-harness.ts';
 import { startRbacServer, MASTER, RBAC } from './rbac-harness.ts';
 import { clusterRole, roleBinding, User } from '../unit/rbac-vectors.ts';
 
@@ -22,14 +22,23 @@ let markers = 0;
 test.before(async () => {
   srv = await startServer();
   must(await srv.req('POST', '/api/v1/namespaces', { metadata: { name: NS } }), 201);
-  // the controllers' own writes (default account, its token) happen before any revision is compared
-  await accountToken(srv, NS, 'default');
   must(await srv.req('POST', CMS, { metadata: { name: 'live', labels: { set: 'a' } }, data: { k: 'v' } }), 201);
   must(await srv.req('POST', CMS, { metadata: { name: 'live2', labels: { set: 'a' } }, data: { k: 'v2' } }), 201);
   must(await srv.req('POST', CMS, { metadata: { name: 'held', finalizers: ['example.com/hold'] }, data: { k: 'v' } }), 201);
   must(await srv.req('POST', PODS, { metadata: { name: 'pod' }, spec: podSpec }), 201);
   must(await srv.req('POST', DEPLOYS, { metadata: { name: 'web' }, spec: { replicas: 1, template } }), 201);
+  await controllersSettled(srv);
 });
+
+/**
+ * Wait for the controllers' own writes (every namespace's default account and its token): they run
+ * on their own time, and a revision compared while one is still coming would count it as the dry run's.
+ */
+async function controllersSettled(server: JsonRequests): Promise<void> {
+  const list = await server.req('GET', '/api/v1/namespaces');
+  if (list.status !== 200) throw new Error(`listing namespaces: ${list.status}`);
+  for (const ns of list.json.items as { metadata: { name: string } }[]) await accountToken(server, ns.metadata.name, 'default');
+}
 test.after.always(() => srv?.close());
 
 function must<R extends { status: number; text: string }>(r: R, status: number): R {
@@ -283,6 +292,7 @@ test('RBAC in dry run: a user without the verb gets 403, escalation is still ref
     must(await s.apply(roleBinding('rb', 'writers', 'ClusterRole', 'cm-write', [User('writer')])), 201);
     must(await s.apply(roleBinding('rb', 'rbac-writers', 'ClusterRole', 'rbac-write', [User('writer')])), 201);
     must(await s.req(MASTER, 'POST', '/api/v1/namespaces/rb/configmaps', { metadata: { name: 'c' } }), 201);
+    await controllersSettled({ req: (method, path, body) => s.req(MASTER, method, path, body) });
     const rev = s.server.store.revision;
 
     const cms = '/api/v1/namespaces/rb/configmaps';
