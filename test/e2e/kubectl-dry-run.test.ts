@@ -64,15 +64,18 @@ test.before(async () => {
 });
 test.after.always(() => server?.close());
 
-/** Until the controllers have made the default account's token (their writes move the revision too). */
+/** Until the controllers have made every namespace's default account token (their writes move the revision too). */
 async function settled(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const sa = server.store.get({ group: '', resource: 'serviceaccounts', namespace: 'default', name: 'default' });
+  const hasToken = (namespace: string) => {
+    const sa = server.store.get({ group: '', resource: 'serviceaccounts', namespace, name: 'default' });
     const ref = (sa?.secrets as Array<{ name: string }> | undefined)?.[0];
-    if (ref && server.store.get({ group: '', resource: 'secrets', namespace: 'default', name: ref.name })) return;
+    return !!ref && !!server.store.get({ group: '', resource: 'secrets', namespace, name: ref.name });
+  };
+  for (let i = 0; i < 200; i++) {
+    if (server.store.list('', 'namespaces').items.every((ns) => hasToken(ns.metadata.name!))) return;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error('the default service account never got its token');
+  throw new Error('a default service account never got its token');
 }
 
 const watchFrom = (path: string, rev: number): Promise<WatchStream> =>
