@@ -69,22 +69,37 @@ for (const def of stored) {
     t.is(meta.name, name);
     t.regex(String(meta.creationTimestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 
-    // the same object in JSON and in protobuf
-    const json = await srv.req('GET', `${coll}/${name}`);
+    // the same object in JSON and in protobuf; a controller may write it between the two reads (a
+    // ServiceAccount's token): then read both again, so one version is compared in both encodings
+    let json = await srv.req('GET', `${coll}/${name}`);
+    let pb = await pbRequest('GET', `${coll}/${name}`);
+    const versionOf = (o: Record<string, unknown>) => (o.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+    for (let i = 0; i < 20 && pb.status === 200 && versionOf(decodeObject(pb.bytes)) !== versionOf(json.json); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      json = await srv.req('GET', `${coll}/${name}`);
+      pb = await pbRequest('GET', `${coll}/${name}`);
+    }
     t.is(json.status, 200);
-    const pb = await pbRequest('GET', `${coll}/${name}`);
     t.is(pb.status, 200);
     t.deepEqual(decodeObject(pb.bytes), json.json);
     t.deepEqual(decodeObject(encodeObject(json.json)), json.json, 'protobuf round trip of the JSON object');
 
-    const list = await pbRequest('GET', `${coll}?labelSelector=suite%3D${suite}`);
+    // other tests write meanwhile: the list's resourceVersion may move on, the items may not (unless
+    // a controller wrote one between the two reads: read both again, as above)
+    const listPath = `${coll}?labelSelector=suite%3D${suite}`;
+    const itemVersions = (o: Record<string, unknown>) => JSON.stringify(((o.items ?? []) as Record<string, unknown>[]).map(versionOf));
+    let list = await pbRequest('GET', listPath);
+    let jsonList = await srv.req('GET', listPath);
+    for (let i = 0; i < 20 && list.status === 200 && itemVersions(decodeObject(list.bytes)) !== itemVersions(jsonList.json); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      list = await pbRequest('GET', listPath);
+      jsonList = await srv.req('GET', listPath);
+    }
     t.is(list.status, 200);
     const l = decodeObject(list.bytes);
     t.is(l.kind, def.listKind);
     const items = l.items as { metadata: { name: string } }[];
     t.true(items.some((i) => i.metadata.name === name));
-    const jsonList = await srv.req('GET', `${coll}?labelSelector=suite%3D${suite}`);
-    // other tests write meanwhile: the list's resourceVersion may move on, the items may not
     t.deepEqual(l.items, jsonList.json.items);
 
     const rv = String(meta.resourceVersion);
