@@ -35,7 +35,8 @@ export function identityStrip(names: IdentityHeaderNames): IdentityStrip {
 /** The headers to send upstream: the inbound ones minus hop-by-hop, credentials and identity headers. */
 export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): OutgoingHttpHeaders {
   const conn = connectionTokens(inbound);
-  const out: OutgoingHttpHeaders = {};
+  // no prototype: a caller's `__proto__` header is a name like any other
+  const out = Object.create(null) as OutgoingHttpHeaders;
   // Node's parsed header names are lower case already; for-in: no entries array per request
   for (const l in inbound) {
     const v = inbound[l];
@@ -51,7 +52,8 @@ export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStr
 /** The response headers to send back: the upstream's minus hop-by-hop. */
 export function downstreamHeaders(inbound: IncomingHttpHeaders): OutgoingHttpHeaders {
   const conn = connectionTokens(inbound);
-  const out: OutgoingHttpHeaders = {};
+  // no prototype: an upstream's `__proto__` header is a name like any other
+  const out = Object.create(null) as OutgoingHttpHeaders;
   for (const l in inbound) {
     const v = inbound[l];
     if (v === undefined) continue;

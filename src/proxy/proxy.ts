@@ -3,7 +3,6 @@
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
-import type { Dispatcher } from 'undici';
 import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +16,7 @@ import { inTurnBatch } from '../request/write-batch.ts';
 import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
+import type { ExchangeHandler } from './h1-client.ts';
 import { openUpstream, type Upstream } from './upstream.ts';
 
 export interface ProxyDeps {
@@ -71,17 +71,15 @@ function asStatus(e: unknown): StatusError {
 }
 
 /**
- * undici's raw response headers (name, value, name, value, ...) as Node's parsed headers: lower-case
- * names, repeats as arrays, values read as latin1 as Node's parser reads them. Not undici's
- * util.parseHeaders: it decodes values as UTF-8 (a byte above 0x7f would not pass writeHead) and
- * fills a plain object, where an upstream's `__proto__` header would reach its prototype.
+ * The upstream's raw response headers (name, value, name, value, ...) as Node's parsed headers:
+ * lower-case names, repeats as arrays (latin1 strings, as Node's parser reads them). Into an object
+ * without a prototype: an upstream's `__proto__` header must not reach one.
  */
-function undiciHeaders(raw: Buffer[] | string[] | null): IncomingHttpHeaders {
+function parsedHeaders(raw: readonly string[]): IncomingHttpHeaders {
   const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-  if (!raw) return out;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toString('latin1').toLowerCase();
-    const value = raw[i + 1].toString('latin1');
+    const name = raw[i].toLowerCase();
+    const value = raw[i + 1];
     const prior = out[name];
     if (prior === undefined) out[name] = value;
     else if (Array.isArray(prior)) prior.push(value);
@@ -90,10 +88,10 @@ function undiciHeaders(raw: Buffer[] | string[] | null): IncomingHttpHeaders {
   return out;
 }
 
-/** A kept-alive connection the upstream closed as the request went out (undici's "other side closed" / reset). */
+/** A kept-alive connection the upstream closed as the request went out (closed unanswered, reset). */
 function isStaleConnection(e: Error): boolean {
   const code = (e as { code?: string }).code;
-  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 export function createAuthProxy(deps: ProxyDeps): AuthProxy {
@@ -295,7 +293,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     }
     let aborted = false;
     st.on('response', (h) => {
-      const plain: IncomingHttpHeaders = {};
+      const plain = Object.create(null) as IncomingHttpHeaders;
       for (const k in h) if (k[0] !== ':') plain[k] = h[k] as string | string[];
       res.writeHead(Number(h[':status']) || 502, downstreamHeaders(plain));
       relay(st, res);
@@ -327,12 +325,12 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   /**
-   * Through the upstream's undici pool: the same relay as node:http's (the answer's chunks of one
+   * Through the upstream's connection pool (h1-client.ts): the same relay as node:http's (the answer's chunks of one
    * turn written with the turn's other answers, back-pressure from the caller's socket), the same
    * one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
    */
   function forwardPooled(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
-    const { dispatcher, base } = a.upstream.pool!;
+    const { client, base } = a.upstream.pool!;
     const method = req.method ?? 'GET';
     const withBody = hasBody(req);
     if (!withBody) req.resume();
@@ -348,17 +346,15 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       abortUpstream?.(new Error('the caller closed the connection'));
     };
     res.on('close', onClose);
-    const handler: Dispatcher.DispatchHandlers = {
+    const handler: ExchangeHandler = {
       onConnect: (abort) => {
         abortUpstream = abort;
         if (aborted) abort(new Error('the caller closed the connection'));
       },
       onHeaders: (status, raw, resume) => {
-        if (status < 200) return true; // informational (103 Early Hints): the final answer follows
         answered = true;
         resumeUpstream = resume;
-        res.writeHead(status, downstreamHeaders(undiciHeaders(raw)));
-        return true;
+        res.writeHead(status, downstreamHeaders(parsedHeaders(raw)));
       },
       onData: (chunk) => body.data(chunk),
       onComplete: () => body.end(),
@@ -373,7 +369,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
         fail(res, req, upstreamFailed(a, e));
       },
     };
-    dispatcher.dispatch({ method: method as Dispatcher.HttpMethod, path: base + a.target, headers: headers as Record<string, string | string[]>, body: withBody ? req : null }, handler);
+    const length = req.headers['content-length'];
+    client.dispatch({ method, path: base + a.target, headers, body: withBody ? req : null, contentLength: length === undefined ? undefined : Number(length) }, handler);
   }
 
   function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {

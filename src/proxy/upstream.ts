@@ -1,12 +1,14 @@
 // One upstream: how to open a request to it (http, https with a CA and client certificate, or a unix
-// socket). Plain requests go through an undici Pool of keep-alive connections (its per-request cost
-// is a fraction of node:http's agent bookkeeping); connection upgrades through node:http with a
-// keep-alive agent of its own. Files are read once, at start.
+// socket). Plain requests go through the proxy's own pool of keep-alive connections read by Node's
+// parser (h1-client.ts: about half of undici's per-request cost, a fraction of node:http's agent
+// bookkeeping); connection upgrades through node:http with a keep-alive agent of its own. Files are
+// read once, at start.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
 import https from 'node:https';
-import { Pool, type Dispatcher } from 'undici';
+import { isIP } from 'node:net';
+import { createH1Client, type H1Client } from './h1-client.ts';
 import type { UpstreamSpec } from '../config/proxy.ts';
 
 export interface Upstream {
@@ -15,10 +17,10 @@ export interface Upstream {
   /** Host header value for the upstream (the caller's Host is forwarded as X-Forwarded-Host). */
   readonly host: string;
   /**
-   * The undici pool every other request is dispatched to, with the path prefix to put before the
-   * caller's path; absent for h2c upstreams (stream()).
+   * The pool every other request is dispatched to, with the path prefix to put before the caller's
+   * path; absent for h2c upstreams (stream()).
    */
-  pool?: { dispatcher: Dispatcher; base: string };
+  pool?: { client: H1Client; base: string };
   /** An h2c upstream: the request as a stream of its one HTTP/2 session (request() is not used). */
   stream?(method: string, pathAndQuery: string, headers: http.OutgoingHttpHeaders): http2.ClientHttp2Stream;
   close(): void;
@@ -27,7 +29,7 @@ export interface Upstream {
 // Idle keep-alive sockets are dropped after 4 s, before a Node upstream's default 5 s keep-alive
 // timeout closes them under us (a request sent on a socket the upstream is closing fails).
 const IDLE = { keepAlive: true, maxSockets: 256, timeout: 4000 } as const;
-const POOL = { connections: 256, keepAliveTimeout: 4000, keepAliveMaxTimeout: 4000, headersTimeout: 0, bodyTimeout: 0 } as const;
+const POOL = { maxConnections: 256, idleMs: 4000 } as const;
 
 /** h2c://host:port[/base]: HTTP/2 without TLS (prior knowledge) over one session, opened again when it ends. */
 function h2cUpstream(spec: UpstreamSpec): Upstream {
@@ -65,14 +67,14 @@ export function openUpstream(spec: UpstreamSpec): Upstream {
     const socketPath = sep < 0 ? rest : rest.slice(0, sep);
     const base = sep < 0 ? '' : rest.slice(sep + 1).replace(/\/$/, '');
     const agent = new http.Agent(IDLE);
-    const pool = new Pool('http://localhost', { ...POOL, socketPath });
+    const pool = createH1Client({ kind: 'unix', path: socketPath }, 'localhost', POOL);
     return {
       host: 'localhost',
       request: (method, path, headers) => http.request({ socketPath, method, path: base + path, headers, agent }),
-      pool: { dispatcher: pool, base },
+      pool: { client: pool, base },
       close: () => {
         agent.destroy();
-        pool.destroy().catch(() => {});
+        pool.close();
       },
     };
   }
@@ -85,17 +87,18 @@ export function openUpstream(spec: UpstreamSpec): Upstream {
     key: spec.clientKeyFile ? readFileSync(spec.clientKeyFile) : undefined,
   };
   const agent = secure ? new https.Agent({ ...IDLE, ...tls }) : new http.Agent(IDLE);
-  const pool = new Pool(u.origin, secure ? { ...POOL, connect: tls } : POOL);
   const hostname = u.hostname.replace(/^\[|\]$/g, '');
   const port = u.port ? Number(u.port) : secure ? 443 : 80;
+  // SNI names a host, never an address (RFC 6066)
+  const pool = createH1Client(secure ? { kind: 'tls', host: hostname, port, servername: isIP(hostname) ? undefined : hostname, ...tls } : { kind: 'tcp', host: hostname, port }, u.host, POOL);
   const request = secure ? https.request : http.request;
   return {
     host: u.host,
     request: (method, path, headers) => request({ hostname, port, method, path: base + path, headers, agent }),
-    pool: { dispatcher: pool, base },
+    pool: { client: pool, base },
     close: () => {
       agent.destroy();
-      pool.destroy().catch(() => {});
+      pool.close();
     },
   };
 }
