@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import type { UserInfo } from '../authn/types.ts';
 import { peerChainOf } from '../authn/tls.ts';
@@ -11,12 +12,19 @@ export type RequestAuthenticator = Pick<BuiltAuthenticator, 'authenticate'>;
  * (or throws 401). Proxy headers are stripped from every request the proxy authenticator did not
  * vouch for, and the Authorization header is removed once it has been used.
  */
-export function authenticateRequest(authn: RequestAuthenticator, req: IncomingMessage, proxyHeaders: boolean): Promise<UserInfo> {
+/** What authentication reads of a request: node:http's IncomingMessage, or the auth proxy's own (proxy/h1-server.ts). */
+export interface AuthenticatedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly socket: Socket;
+  readonly headersDistinct?: Record<string, string[] | undefined>;
+}
+
+export function authenticateRequest(authn: RequestAuthenticator, req: AuthenticatedRequest, proxyHeaders: boolean): Promise<UserInfo> {
   return authn.authenticate({
     headers: req.headers,
     peerCertificates: peerChainOf(req.socket),
     // repeated X-Remote-Group headers stay separate values; Node builds this view lazily, so ask for
     // it only when an authenticating proxy is configured
-    headersDistinct: proxyHeaders ? (req as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct : undefined,
+    headersDistinct: proxyHeaders ? req.headersDistinct : undefined,
   });
 }

@@ -256,6 +256,8 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       this.dead = true;
       open--;
       this.socket.destroy();
+      // the native parser is freed once the parse that may be calling us has returned
+      setImmediate(() => this.parser.close());
       const i = idle.indexOf(this);
       if (i >= 0) idle.splice(i, 1);
       next();

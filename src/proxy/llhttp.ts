@@ -1,7 +1,10 @@
 // Node's own HTTP/1 parser (llhttp, the one node:http's server and client run on), as the proxy's
-// upstream client reads answers with it. Reached through `node:_http_common`, the module undici and
-// Node's own http use; it has no published types, so the shape used here is declared and checked
-// once at load: a runtime without it fails at start with a clear message, not on a request.
+// front door reads requests and its upstream client reads answers with it; and Node's own rule for
+// folding repeated header lines into one value, so a header means to the proxy what it means to
+// node:http. Reached through `node:_http_common` (the module undici and Node's own http use) and
+// IncomingMessage's prototype; neither has published types, so the shape used here is declared and
+// checked once at load: a runtime without them fails at start with a clear message, not on a request.
+import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 
 /** llhttp's message callbacks, as Node's binding calls them (header lists are flat name, value pairs). */
@@ -18,6 +21,7 @@ export interface LlhttpParser {
 interface LlhttpBinding {
   new (): LlhttpParser;
   readonly REQUEST: number;
+  readonly kOnMessageBegin: number;
   readonly RESPONSE: number;
   readonly kOnHeaders: number;
   readonly kOnHeadersComplete: number;
@@ -26,17 +30,35 @@ interface LlhttpBinding {
   readonly kLenientNone: number;
 }
 
-function load(): LlhttpBinding {
-  const mod = createRequire(import.meta.url)('node:_http_common') as { HTTPParser?: unknown };
+type AddHeaderLine = (this: { joinDuplicateHeaders?: boolean }, field: string, value: string, dest: IncomingHttpHeaders) => void;
+
+function load(): { parser: LlhttpBinding; methods: readonly string[]; addHeaderLine: AddHeaderLine } {
+  const mod = createRequire(import.meta.url)('node:_http_common') as { HTTPParser?: unknown; methods?: unknown };
   const p = mod.HTTPParser as Partial<LlhttpBinding> | undefined;
-  const numbers = ['RESPONSE', 'kOnHeaders', 'kOnHeadersComplete', 'kOnBody', 'kOnMessageComplete', 'kLenientNone'] as const;
-  if (typeof p !== 'function' || numbers.some((k) => typeof p[k] !== 'number')) {
-    throw new Error(`portcullis proxy: this Node.js (${process.version}) does not offer its HTTP parser as node:_http_common's HTTPParser`);
+  const numbers = ['REQUEST', 'RESPONSE', 'kOnMessageBegin', 'kOnHeaders', 'kOnHeadersComplete', 'kOnBody', 'kOnMessageComplete', 'kLenientNone'] as const;
+  const add = (IncomingMessage.prototype as unknown as { _addHeaderLine?: unknown })._addHeaderLine;
+  if (typeof p !== 'function' || numbers.some((k) => typeof p[k] !== 'number') || !Array.isArray(mod.methods) || typeof add !== 'function') {
+    throw new Error(`portcullis proxy: this Node.js (${process.version}) does not offer its HTTP parser (node:_http_common) as this proxy needs it`);
   }
-  return p as LlhttpBinding;
+  return { parser: p as LlhttpBinding, methods: mod.methods as string[], addHeaderLine: add as AddHeaderLine };
 }
 
-export const HTTPParser: LlhttpBinding = load();
+const loaded = load();
+export const HTTPParser: LlhttpBinding = loaded.parser;
+/** llhttp's method numbers as names. */
+export const methods: readonly string[] = loaded.methods;
+
+/**
+ * Received header lines (flat name, value pairs) as node:http's `req.headers`: lower-case names,
+ * Node's rules for repeats (the first Authorization, Host, Content-Length… wins; Set-Cookie is a
+ * list; Cookie joined with `; `; the rest with `, `), in an object without a prototype.
+ */
+export function headersOf(raw: readonly string[]): IncomingHttpHeaders {
+  const out = Object.create(null) as IncomingHttpHeaders;
+  const ctx = { joinDuplicateHeaders: false };
+  for (let i = 0; i + 1 < raw.length; i += 2) loaded.addHeaderLine.call(ctx, raw[i].toLowerCase(), raw[i + 1], out);
+  return out;
+}
 
 /** Called with llhttp's header block when it is complete (flat name, value pairs; status for a response). */
 export type OnHeadersComplete = (

@@ -1,7 +1,7 @@
 // The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
 // find the route (none: 404), authenticate and run every check of the route through the front door's
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
 import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
@@ -17,6 +17,7 @@ import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from '
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
 import type { ExchangeHandler } from './h1-client.ts';
+import type { InboundRequest, Reply } from './h1-server.ts';
 import { openUpstream, type Upstream } from './upstream.ts';
 
 export interface ProxyDeps {
@@ -35,8 +36,8 @@ export interface ProxyDeps {
 }
 
 export interface AuthProxy {
-  handle(req: IncomingMessage, res: ServerResponse): void;
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  handle(req: InboundRequest, res: Reply): void;
+  upgrade(req: InboundRequest, socket: Duplex, head: Buffer): void;
   close(): void;
 }
 
@@ -115,7 +116,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     reason: string;
   }
 
-  async function admit(req: IncomingMessage, rec: DecisionRecord): Promise<Admitted> {
+  async function admit(req: InboundRequest, rec: DecisionRecord): Promise<Admitted> {
     const t = cleanTarget(req.url);
     if (t instanceof StatusError) { rec.reason = t.message; throw t; }
     rec.path = t.path;
@@ -160,7 +161,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   /** admit, and the decision's log line when there is a log. */
-  function decide(req: IncomingMessage): Promise<Admitted> {
+  function decide(req: InboundRequest): Promise<Admitted> {
     const dl = deps.decisionLog;
     const rec: DecisionRecord = { route: '', path: '', checks: [], reason: '' };
     if (!dl) return admit(req, rec);
@@ -182,7 +183,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     return admit(req, rec).then((a) => { write(200); return a; }, (e: unknown) => { write(asStatus(e).code); throw e; });
   }
 
-  function outbound(req: IncomingMessage, a: Admitted) {
+  function outbound(req: InboundRequest, a: Admitted) {
     const headers = upstreamHeaders(req.headers, strip, true);
     if (a.user) addIdentity(headers, a.user, a.route.identity, config.identityHeaders);
     headers.host = a.upstream.host;
@@ -194,7 +195,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     return headers;
   }
 
-  function fail(res: ServerResponse, req: IncomingMessage, e: unknown): void {
+  function fail(res: Reply, req: InboundRequest, e: unknown): void {
     const err = asStatus(e);
     if (err.code >= 500) {
       const d = err.logDetail?.detail;
@@ -207,10 +208,10 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     res.end(body);
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  function handle(req: InboundRequest, res: Reply): void {
     decide(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
       // the body is not read: drain it so the connection can be reused
-      req.resume();
+      req.body?.resume();
       fail(res, req, e);
     });
   }
@@ -228,13 +229,13 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * event loop is written with the turn's other answers (write-batch.ts): a whole small answer as one
    * end(), a longer or streaming one as its first chunks, then chunk by chunk as they come.
    */
-  function bodyWriter(res: ServerResponse, resume: () => void): { data(c: Buffer): boolean; end(): void } {
+  function bodyWriter(res: Reply, resume: () => void): { data(c: Buffer): boolean; end(): void } {
     let held: Buffer[] | null = [];
     let ended = false;
     let scheduled = false;
     const send = (c: Buffer): boolean => {
       if (res.write(c)) return true;
-      res.once('drain', resume);
+      res.onDrain(resume);
       return false;
     };
     const release = (): void => {
@@ -273,17 +274,16 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   /** A stream's body to the caller (an h2c upstream's answer): by hand rather than pipe(), without pipe's five listeners per request. */
-  function relay(ur: Readable, res: ServerResponse): void {
+  function relay(ur: Readable, res: Reply): void {
     const body = bodyWriter(res, () => ur.resume());
     ur.on('data', (c: Buffer) => { if (!body.data(c)) ur.pause(); });
     ur.on('end', () => body.end());
     ur.on('error', () => res.destroy());
   }
 
-  const hasBody = (req: IncomingMessage): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 
   /** To an h2c upstream: one stream of its session; the response's pseudo-headers dropped. */
-  function forwardH2(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders): void {
+  function forwardH2(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders): void {
     let st: ClientHttp2Stream;
     try {
       st = a.upstream.stream!(req.method ?? 'GET', a.target, headers);
@@ -299,16 +299,16 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       relay(st, res);
     });
     st.on('error', (e) => { if (!aborted) fail(res, req, upstreamFailed(a, e)); });
-    res.on('close', () => { if (!res.writableFinished) { aborted = true; st.destroy(); } });
-    if (hasBody(req)) req.pipe(st);
-    else { req.resume(); st.end(); }
+    res.onAbort(() => { aborted = true; st.destroy(); });
+    if (req.body) req.body.pipe(st);
+    else st.end();
   }
 
   /**
    * Upstream requests admitted in one turn of the event loop are sent together at its end
    * (write-batch.ts), so the upstream is woken once for them; a caller gone by then is not forwarded.
    */
-  function forward(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forward(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
     inTurnBatch(() => {
       if (res.destroyed || req.destroyed) return;
       try {
@@ -319,7 +319,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     });
   }
 
-  function forwardNow(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forwardNow(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
     if (a.upstream.stream) forwardH2(req, res, a, headers);
     else forwardPooled(req, res, a, headers, mayRetry);
   }
@@ -329,11 +329,9 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * turn written with the turn's other answers, back-pressure from the caller's socket), the same
    * one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
    */
-  function forwardPooled(req: IncomingMessage, res: ServerResponse, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forwardPooled(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
     const { client, base } = a.upstream.pool!;
     const method = req.method ?? 'GET';
-    const withBody = hasBody(req);
-    if (!withBody) req.resume();
     let abortUpstream: ((reason?: Error) => void) | undefined;
     let aborted = false;
     let answered = false;
@@ -345,7 +343,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       aborted = true;
       abortUpstream?.(new Error('the caller closed the connection'));
     };
-    res.on('close', onClose);
+    res.onAbort(onClose);
     const handler: ExchangeHandler = {
       onConnect: (abort) => {
         abortUpstream = abort;
@@ -361,26 +359,24 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       onError: (e) => {
         if (aborted) return;
         if (answered) { res.destroy(); return; }
-        if (mayRetry && isStaleConnection(e) && RETRYABLE.has(method) && !hasBody(req)) {
-          res.off('close', onClose);
+        if (mayRetry && isStaleConnection(e) && RETRYABLE.has(method) && !req.body) {
           forwardPooled(req, res, a, headers, false);
           return;
         }
         fail(res, req, upstreamFailed(a, e));
       },
     };
-    const length = req.headers['content-length'];
-    client.dispatch({ method, path: base + a.target, headers, body: withBody ? req : null, contentLength: length === undefined ? undefined : Number(length) }, handler);
+    client.dispatch({ method, path: base + a.target, headers, body: req.body, contentLength: req.contentLength }, handler);
   }
 
-  function refuseUpgrade(socket: Duplex, req: IncomingMessage, e: unknown): void {
+  function refuseUpgrade(socket: Duplex, req: InboundRequest, e: unknown): void {
     const err = asStatus(e);
     const { type, body } = statusBody(err, req.headers.accept);
     const extra = Object.entries(err.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
     socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\ncontent-type: ${type}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`);
   }
 
-  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  function upgrade(req: InboundRequest, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     decide(req).then((a) => {
       if (a.upstream.stream) { refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} speaks HTTP/2 (h2c): upgrades are not relayed`)); return; }

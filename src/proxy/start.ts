@@ -1,9 +1,8 @@
 // `portcullis proxy` assembled: the authenticator union and the policy (the same builders as the
 // server; no store is opened), the routes, and the listeners. Used by the command and by the tests.
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import { readServiceAccountKeys, serviceAccountTokenAuthenticator } from '../authn/service-account.ts';
 import { alwaysDeny } from '../authz/always.ts';
 import { UnionAuthorizer } from '../authz/union.ts';
@@ -12,6 +11,7 @@ import { authentication, type AuthenticationOptions } from '../config/authentica
 import { authenticatorFromOptions } from '../authn/from-options.ts';
 import type { ProxyConfig } from '../config/proxy.ts';
 import { createAuthProxy } from './proxy.ts';
+import { createH1Server } from './h1-server.ts';
 import { createDelegation, type Delegation, type DelegationOptions } from './delegation.ts';
 import { reloadingAuthorizer, type ReloadingAuthorizer } from './reloading-authorizer.ts';
 import { loadPolicy } from './policy.ts';
@@ -64,7 +64,7 @@ function splitAddress(addr: string): { host: string; port: number } {
   return { host: addr.slice(0, i).replace(/^\[|\]$/g, '') || '0.0.0.0', port };
 }
 
-function listen(server: http.Server, addr: string): Promise<string> {
+function listen(server: net.Server, addr: string): Promise<string> {
   const { host, port } = splitAddress(addr);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -120,20 +120,21 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       ? (attrs) => policies.map((p) => p.current.explain?.(attrs)).filter(Boolean).join('; ') || (delegation ? 'the API server decides (delegation): not explained' : undefined)
       : undefined,
   });
-  const servers: http.Server[] = [];
+  // bounded: a slow client cannot hold a connection open forever before sending its headers; an idle
+  // kept-alive connection goes after node:http's default 5 s
+  const front = createH1Server({ onRequest: proxy.handle, onUpgrade: proxy.upgrade, headersTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 });
+  const servers: net.Server[] = [];
   const out: RunningProxy = { authorizer, liveRbac: live, delegation, close: async () => {} };
-  const wire = (s: http.Server): http.Server => {
-    s.on('request', proxy.handle);
-    s.on('upgrade', proxy.upgrade);
-    // bounded: a slow client cannot hold a connection open forever before sending its headers
-    s.headersTimeout = 30_000;
-    s.requestTimeout = 0;
+  const wire = (s: net.Server): net.Server => {
     servers.push(s);
     return s;
   };
   try {
     if (o.secureListenAddress) {
-      const s = wire(https.createServer({
+      // half-open sockets allowed: a caller that ends its side still gets its answers
+      const s = wire(tls.createServer({
+        allowHalfOpen: true,
+        ALPNProtocols: ['http/1.1'],
         cert: readFileSync(o.tlsCertFile!),
         key: readFileSync(o.tlsPrivateKeyFile!),
         // the x509 authenticator verifies the chain against --client-ca-file; the handshake only asks
@@ -141,12 +142,13 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         rejectUnauthorized: false,
         minVersion: o.tlsMinVersion ?? 'TLSv1.2',
         ...(o.tlsCiphers ? { ciphers: o.tlsCiphers } : {}),
-      }));
+      }, front.connection));
       out.secureUrl = `https://${await listen(s, o.secureListenAddress)}`;
     }
-    if (o.insecureListenAddress) out.insecureUrl = `http://${await listen(wire(http.createServer()), o.insecureListenAddress)}`;
+    if (o.insecureListenAddress) out.insecureUrl = `http://${await listen(wire(net.createServer({ allowHalfOpen: true }, front.connection)), o.insecureListenAddress)}`;
   } catch (e) {
     for (const s of servers) s.close();
+    front.closeAll();
     authorizer?.close();
     proxy.close();
     await delegation?.close();
@@ -156,7 +158,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   }
   out.close = async () => {
     authorizer?.close();
-    await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
+    await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); front.closeAll(); })));
     proxy.close();
     await delegation?.close();
     await live?.close();

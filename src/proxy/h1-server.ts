@@ -1,0 +1,500 @@
+// The proxy's HTTP/1.1 front door: each connection's requests read by Node's own parser (llhttp.ts,
+// strict: no lenient flags), their headers folded by Node's own rule, the answers written in order
+// with the framing chosen here. It replaces node:http's server for the proxy because that server's
+// per-request objects (IncomingMessage, ServerResponse and their streams) were most of what a proxied
+// request cost beyond the socket writes (docs/proxy.md). What it does, as node:http does: keep-alive
+// and `Connection: close`, HTTP/1.0, pipelining (answers in request order), `Expect: 100-continue`
+// (anything else: 417), 400 for what does not parse and 431 for too large a header block, a bounded
+// wait for a request's headers and for the next request on an idle connection, and a connection
+// upgrade handed over with the bytes that followed its headers.
+import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { HTTPParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete } from './llhttp.ts';
+
+/** One request as the proxy reads it (the subset of node:http's IncomingMessage it uses). */
+export interface InboundRequest {
+  readonly method: string;
+  /** The request target as received. */
+  readonly url: string;
+  readonly httpVersion: string;
+  /** node:http's view: lower-case names, repeats folded by Node's rule. */
+  readonly headers: IncomingHttpHeaders;
+  /** Every value of every header, in order (repeated X-Remote-Group headers stay separate). */
+  readonly headersDistinct: Record<string, string[]>;
+  readonly socket: Socket;
+  /** The body as it arrives, or null when the request announced none. */
+  readonly body: Readable | null;
+  /** Its length when announced (absent: chunked, or no body). */
+  readonly contentLength?: number;
+  /** The connection is gone. */
+  readonly destroyed: boolean;
+}
+
+/** The answer to one request (the subset of node:http's ServerResponse the proxy uses). */
+export interface Reply {
+  readonly headersSent: boolean;
+  readonly destroyed: boolean;
+  /** end() was called: the whole answer is handed to the connection. */
+  readonly writableFinished: boolean;
+  writeHead(status: number, headers: OutgoingHttpHeaders): void;
+  /** false: wait for onDrain before writing more. */
+  write(chunk: Buffer): boolean;
+  end(chunk?: Buffer | string): void;
+  /** Gives up the connection (an answer cut short cannot be framed any more). */
+  destroy(): void;
+  onDrain(cb: () => void): void;
+  /** The connection closed before this answer was finished. */
+  onAbort(cb: () => void): void;
+}
+
+export interface H1ServerOptions {
+  onRequest(req: InboundRequest, reply: Reply): void;
+  /** A request asking to switch protocols: the socket is the handler's, with the bytes after the headers. */
+  onUpgrade(req: InboundRequest, socket: Socket, head: Buffer): void;
+  /** From a connection's first byte of a request (or its opening) to the end of the headers. */
+  headersTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+}
+
+export interface H1Server {
+  /** Serve HTTP/1.1 on a connected socket (TCP, or TLS after the handshake). */
+  connection(socket: Socket): void;
+  /** Closes every connection. */
+  closeAll(): void;
+}
+
+const MAX_HEADER_PAIRS = 2000;
+/** Answers held for pipelined requests before reading stops until the first is written. */
+const MAX_PIPELINED = 32;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+// the framing is this layer's: whatever the handler says of these is replaced
+const OURS = new Set(['connection', 'transfer-encoding', 'keep-alive']);
+
+let dateText = '';
+let dateAt = 0;
+/** The Date header, computed at most once a second. */
+function httpDate(): string {
+  const now = Date.now();
+  if (now - dateAt >= 1000) {
+    dateAt = now - (now % 1000);
+    dateText = new Date(dateAt).toUTCString();
+  }
+  return dateText;
+}
+
+export function createH1Server(opts: H1ServerOptions): H1Server {
+  const connections = new Set<Connection>();
+  /** Every socket still open, handed-over (upgraded) ones included: closeAll ends them all. */
+  const sockets = new Set<Socket>();
+
+  class Body extends Readable {
+    constructor(private readonly conn: Connection) {
+      super();
+    }
+    override _read(): void {
+      this.conn.bodyWants();
+    }
+  }
+
+  class ReplyImpl implements Reply {
+    headersSent = false;
+    writableFinished = false;
+    private held: Array<string | Buffer> = [];
+    private chunked = false;
+    private noBody = false;
+    private drainWaiters: Array<() => void> = [];
+    private abortWaiters: Array<() => void> = [];
+
+    constructor(
+      private readonly conn: Connection,
+      private readonly head: boolean,
+      private readonly http10: boolean,
+      /** The caller asked for this connection to end after the answer (or cannot keep it). */
+      public closeAfter: boolean,
+    ) {}
+
+    get destroyed(): boolean {
+      return this.conn.dead;
+    }
+
+    writeHead(status: number, headers: OutgoingHttpHeaders): void {
+      if (this.headersSent) throw new Error('headers already sent');
+      if (!Number.isInteger(status) || status < 200 || status > 999) throw new Error(`invalid status ${status}`);
+      let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+      let length = false;
+      let date = false;
+      for (const name in headers) {
+        const v = headers[name];
+        if (v === undefined) continue;
+        const lower = name.toLowerCase();
+        if (OURS.has(lower)) continue;
+        if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
+        if (lower === 'content-length') length = true;
+        else if (lower === 'date') date = true;
+        for (const one of Array.isArray(v) ? v : [String(v)]) {
+          if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
+          text += `${name}: ${one}\r\n`;
+        }
+      }
+      this.noBody = this.head || status === 204 || status === 304;
+      if (!this.noBody && !length) {
+        // no length: chunked for HTTP/1.1 callers; an HTTP/1.0 caller reads until the connection closes
+        if (this.http10) this.closeAfter = true;
+        else { this.chunked = true; text += 'transfer-encoding: chunked\r\n'; }
+      }
+      if (!date) text += `date: ${httpDate()}\r\n`;
+      text += this.closeAfter ? 'connection: close\r\n\r\n' : 'connection: keep-alive\r\n\r\n';
+      this.headersSent = true;
+      this.held.push(text);
+    }
+
+    write(chunk: Buffer): boolean {
+      if (!this.headersSent) this.writeHead(200, {});
+      if (this.writableFinished) throw new Error('write after end');
+      if (this.noBody || chunk.length === 0) return true;
+      if (this.chunked) this.held.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n');
+      else this.held.push(chunk);
+      return this.conn.flush(this);
+    }
+
+    end(chunk?: Buffer | string): void {
+      if (this.writableFinished) return;
+      if (!this.headersSent) this.writeHead(200, {});
+      if (chunk !== undefined && chunk.length > 0 && !this.noBody) {
+        const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        if (this.chunked) this.held.push(`${b.length.toString(16)}\r\n`, b, '\r\n');
+        else this.held.push(b);
+      }
+      if (this.chunked) this.held.push('0\r\n\r\n');
+      this.writableFinished = true;
+      this.conn.flush(this);
+      this.conn.finished(this);
+    }
+
+    destroy(): void {
+      this.conn.destroy();
+    }
+
+    onDrain(cb: () => void): void {
+      this.drainWaiters.push(cb);
+    }
+
+    onAbort(cb: () => void): void {
+      this.abortWaiters.push(cb);
+    }
+
+    /** The output held so far, handed to the connection (this answer is first in line). */
+    take(): Array<string | Buffer> {
+      const out = this.held;
+      this.held = [];
+      return out;
+    }
+
+    drained(): void {
+      const w = this.drainWaiters;
+      this.drainWaiters = [];
+      for (const cb of w) cb();
+    }
+
+    aborted(): void {
+      if (this.writableFinished) return;
+      const w = this.abortWaiters;
+      this.abortWaiters = [];
+      for (const cb of w) {
+        try {
+          cb();
+        } catch {
+          // one listener's failure must not keep the others from hearing
+        }
+      }
+    }
+  }
+
+  class Connection {
+    readonly parser: LlhttpParser = new HTTPParser();
+    /** Answers in request order; only the first writes to the socket. */
+    readonly replies: ReplyImpl[] = [];
+    dead = false;
+    /** When the current request's first byte came (or the connection opened); 0: none under way. */
+    headersSince: number;
+    idleSince = 0;
+    /** No more requests are read (the last one said close, or the connection was handed over). */
+    done = false;
+    private pairs: string[] = [];
+    private url = '';
+    private body: Body | null = null;
+    private upgrade: InboundRequest | null = null;
+    private bodyPaused = false;
+    /** Requests whose headers were read in the piece being parsed: handed on once it parsed cleanly. */
+    private parsed: Array<[InboundRequest, ReplyImpl]> = [];
+    private pipelinePaused = false;
+
+    constructor(readonly socket: Socket) {
+      this.headersSince = Date.now();
+      const p = this.parser;
+      p.initialize(HTTPParser.REQUEST, {}, 0, HTTPParser.kLenientNone);
+      p[HTTPParser.kOnMessageBegin] = () => { this.headersSince = Date.now(); };
+      p[HTTPParser.kOnHeaders] = (h: string[], url: string) => {
+        this.pairs.push(...h);
+        this.url += url;
+      };
+      p[HTTPParser.kOnHeadersComplete] = ((maj, min, h, method, url, _s, _m, upgrade, keepAlive) => this.onHead(maj, min, h, method, url, upgrade, keepAlive)) satisfies OnHeadersComplete;
+      p[HTTPParser.kOnBody] = (b: Buffer) => {
+        if (this.body && !this.body.push(b)) this.pauseFor('body');
+      };
+      p[HTTPParser.kOnMessageComplete] = () => {
+        this.body?.push(null);
+        this.body = null;
+      };
+      socket.setNoDelay(true);
+      socket.on('data', this.listeners.data);
+      socket.on('drain', this.listeners.drain);
+      socket.on('error', this.listeners.gone);
+      socket.on('close', this.listeners.gone);
+      socket.on('end', this.listeners.end);
+    }
+
+    private readonly listeners = {
+      data: (d: Buffer): void => this.onData(d),
+      drain: (): void => this.replies[0]?.drained(),
+      gone: (): void => this.destroy(),
+      // the caller half-closed (the listener allows half-open sockets): answer what was asked, then close
+      end: (): void => {
+        this.done = true;
+        if (this.replies.length === 0) this.closeGracefully();
+      },
+    };
+
+    private onData(d: Buffer): void {
+      if (this.done || this.dead) return;
+      const r = this.parser.execute(d);
+      const parsed = this.parsed;
+      this.parsed = [];
+      if (r instanceof Error) {
+        // llhttp checks some framing (a length beside chunked) only after the headers' callback: a
+        // request read in this piece is not handed on when the piece turns out not to parse
+        for (const [req, reply] of parsed) {
+          req.body?.destroy();
+          const i = this.replies.indexOf(reply);
+          if (i >= 0) this.replies.splice(i, 1);
+        }
+        this.refuse((r as Error & { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
+        return;
+      }
+      for (const [req, reply] of parsed) {
+        if (this.dead) break;
+        try {
+          opts.onRequest(req, reply);
+        } catch {
+          this.destroy();
+        }
+      }
+      const up = this.upgrade;
+      if (up) {
+        this.upgrade = null;
+        this.handOver(up, d.subarray(r));
+      }
+    }
+
+    private onHead(maj: number, min: number, h: string[] | undefined, method: number | undefined, url: string | undefined, upgrade: boolean, keepAlive: boolean): number {
+      const pairs = h ? (this.pairs.length ? [...this.pairs, ...h] : h) : this.pairs;
+      const target = this.url + (url ?? '');
+      this.pairs = [];
+      this.url = '';
+      this.headersSince = 0;
+      if (pairs.length > 2 * MAX_HEADER_PAIRS) { this.refuse(431); return 0; }
+      const headers = headersOf(pairs);
+      const name = methods[method ?? -1] ?? '';
+      let distinct: Record<string, string[]> | undefined;
+      const te = headers['transfer-encoding'];
+      const cl = headers['content-length'];
+      const hasBody = te !== undefined || cl !== undefined;
+      const body = hasBody && !upgrade ? new Body(this) : null;
+      const conn = this;
+      const req: InboundRequest = {
+        method: name,
+        url: target,
+        httpVersion: `${maj}.${min}`,
+        headers,
+        get headersDistinct() {
+          if (!distinct) {
+            distinct = Object.create(null) as Record<string, string[]>;
+            for (let i = 0; i + 1 < pairs.length; i += 2) (distinct[pairs[i].toLowerCase()] ??= []).push(pairs[i + 1]);
+          }
+          return distinct;
+        },
+        socket: this.socket,
+        body,
+        contentLength: te === undefined && cl !== undefined ? Number(cl) : undefined,
+        get destroyed() { return conn.dead; },
+      };
+      if (upgrade) {
+        // CONNECT is not proxied; any other upgrade is the handler's, with the socket
+        if (name === 'CONNECT') { this.refuse(405); return 0; }
+        this.upgrade = req;
+        this.done = true;
+        return 2;
+      }
+      this.body = body;
+      const reply = new ReplyImpl(this, name === 'HEAD', maj === 1 && min === 0, !keepAlive);
+      if (!keepAlive) this.done = true;
+      this.replies.push(reply);
+      if (this.replies.length >= MAX_PIPELINED) this.pauseFor('pipeline');
+      const expect = headers.expect;
+      if (expect !== undefined) {
+        if (!/^100-continue$/i.test(expect)) {
+          reply.closeAfter = true;
+          this.done = true;
+          body?.resume();
+          reply.writeHead(417, { 'content-length': 0 });
+          reply.end();
+          return 0;
+        }
+        // as node:http does unasked: the caller may send the body
+        if (this.replies.length === 1) this.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+      }
+      this.parsed.push([req, reply]);
+      return 0;
+    }
+
+    /** A request that does not parse (or cannot be served): its status, then the connection closes. */
+    private refuse(status: number): void {
+      this.done = true;
+      if (this.dead) return;
+      // with answers still owed, a status written now would read as the first one's: just close
+      if (this.replies.length > 0) { this.destroy(); return; }
+      this.socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, 'latin1');
+      this.closeGracefully();
+    }
+
+    /** Ends the connection after what is written has gone out. */
+    closeGracefully(): void {
+      if (this.dead) return;
+      this.done = true;
+      this.socket.end();
+      this.socket.once('finish', () => this.destroy());
+    }
+
+    private handOver(req: InboundRequest, head: Buffer): void {
+      // earlier answers first: the upgrade's own answer must not pass them
+      if (this.replies.length > 0) {
+        this.onIdle = () => this.handOver(req, head);
+        return;
+      }
+      this.detach();
+      try {
+        opts.onUpgrade(req, this.socket, head);
+      } catch {
+        this.socket.destroy();
+      }
+    }
+
+    private onIdle: (() => void) | undefined;
+
+    /** The socket leaves this layer: no more parsing, timers or listeners of ours. */
+    private detach(): void {
+      connections.delete(this);
+      const l = this.listeners;
+      this.socket.off('data', l.data).off('drain', l.drain).off('end', l.end).off('close', l.gone).off('error', l.gone);
+      this.closeParser();
+    }
+
+    /** Frees the parser's native side, after the parse that may be calling us has returned. */
+    private closeParser(): void {
+      setImmediate(() => this.parser.close());
+    }
+
+    private pauseFor(why: 'body' | 'pipeline'): void {
+      if (why === 'body') this.bodyPaused = true;
+      else this.pipelinePaused = true;
+      this.socket.pause();
+    }
+
+    bodyWants(): void {
+      this.bodyPaused = false;
+      if (!this.pipelinePaused && !this.dead) this.socket.resume();
+    }
+
+    /** Writes what the first answer holds; true while the socket takes more. */
+    flush(r: ReplyImpl): boolean {
+      if (this.dead) return false;
+      if (this.replies[0] !== r) return false;
+      const out = r.take();
+      if (out.length === 1) this.socket.write(out[0] as string, 'latin1');
+      else if (out.length > 1) {
+        this.socket.cork();
+        for (const x of out) (typeof x === 'string' ? this.socket.write(x, 'latin1') : this.socket.write(x));
+        this.socket.uncork();
+      }
+      return !this.socket.writableNeedDrain;
+    }
+
+    /** An answer ended: the next in line writes what it holds; a close after it ends the connection. */
+    finished(r: ReplyImpl): void {
+      if (this.dead || this.replies[0] !== r) return;
+      this.replies.shift();
+      if (r.closeAfter) {
+        for (const later of this.replies.splice(0)) later.aborted();
+        this.closeGracefully();
+        return;
+      }
+      const next = this.replies[0];
+      if (next) {
+        this.flush(next);
+        if (next.writableFinished) this.finished(next);
+        else if (!this.socket.writableNeedDrain) next.drained();
+      }
+      if (this.pipelinePaused && this.replies.length < MAX_PIPELINED) {
+        this.pipelinePaused = false;
+        if (!this.bodyPaused) this.socket.resume();
+      }
+      if (this.replies.length === 0) {
+        this.idleSince = Date.now();
+        const go = this.onIdle;
+        this.onIdle = undefined;
+        if (go) go();
+        else if (this.done) this.closeGracefully();
+      }
+    }
+
+    destroy(): void {
+      if (this.dead) return;
+      this.dead = true;
+      connections.delete(this);
+      this.socket.destroy();
+      this.body?.destroy();
+      this.body = null;
+      for (const r of this.replies.splice(0)) r.aborted();
+      this.closeParser();
+    }
+  }
+
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const c of connections) {
+      if (c.headersSince > 0 && now - c.headersSince > opts.headersTimeoutMs) {
+        // node:http answers 408 here; the caller may not be reading any more, so just close
+        c.destroy();
+      } else if (c.headersSince === 0 && c.replies.length === 0 && c.idleSince > 0 && now - c.idleSince > opts.keepAliveTimeoutMs) {
+        c.destroy();
+      }
+    }
+  }, 1000);
+  sweep.unref();
+
+  return {
+    connection(socket) {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      connections.add(new Connection(socket));
+    },
+    closeAll() {
+      clearInterval(sweep);
+      for (const c of [...connections]) c.destroy();
+      for (const s of sockets) s.destroy();
+    },
+  };
+}

@@ -1,0 +1,198 @@
+import test from 'ava';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import type { RunningProxy } from '../../src/proxy/start.ts';
+import { createH1Server } from '../../src/proxy/h1-server.ts';
+import { proxyForAlice, startEcho, tempDir, type EchoServer } from './proxy-harness.ts';
+
+// The proxy's own HTTP/1.1 front door (src/proxy/h1-server.ts) spoken to byte for byte over real
+// sockets: framing it must refuse, pipelining, HTTP/1.0, Expect, HEAD, half-close, CONNECT, and the
+// bounded waits. Behind it, a real proxy (token + ABAC) and a node:http upstream that echoes.
+
+const dir = tempDir('proxy-front-door');
+let echo: EchoServer, proxy: RunningProxy, port: number;
+let slowFirst: http.Server, slowProxy: RunningProxy, slowPort: number;
+const AUTH = 'authorization: Bearer tok-alice\r\n';
+
+test.before(async () => {
+  echo = await startEcho('up');
+  proxy = await proxyForAlice(dir, echo.url);
+  port = Number(new URL(proxy.insecureUrl!).port);
+  // answers /slow after 150 ms and anything else at once: pipelined answers must keep request order
+  slowFirst = http.createServer((req, res) => setTimeout(() => res.end(`answer ${req.url}`), req.url === '/slow' ? 150 : 0));
+  await new Promise<void>((r) => slowFirst.listen(0, '127.0.0.1', r));
+  slowProxy = await proxyForAlice(tempDir('proxy-front-door-slow'), `http://127.0.0.1:${(slowFirst.address() as AddressInfo).port}`);
+  slowPort = Number(new URL(slowProxy.insecureUrl!).port);
+});
+
+test.after.always(async () => {
+  await proxy?.close();
+  await slowProxy?.close();
+  await echo?.close();
+  slowFirst?.closeAllConnections();
+  await new Promise((r) => slowFirst?.close(r));
+});
+
+/** Sends `bytes` (pieces written apart when given several), reads until the proxy closes or `until` matches. */
+function talk(p: number, bytes: string | string[], until?: RegExp, ms = 3000): Promise<{ text: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(p, '127.0.0.1');
+    let text = '';
+    const timer = setTimeout(() => { s.destroy(); resolve({ text, closed: false }); }, ms);
+    s.on('data', (d) => {
+      text += d.toString('latin1');
+      if (until?.test(text)) { clearTimeout(timer); s.destroy(); resolve({ text, closed: false }); }
+    });
+    s.on('close', () => { clearTimeout(timer); resolve({ text, closed: true }); });
+    s.on('error', reject);
+    const pieces = Array.isArray(bytes) ? bytes : [bytes];
+    void (async () => {
+      for (const piece of pieces) {
+        s.write(piece, 'latin1');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+  });
+}
+
+const statusLines = (text: string): string[] => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
+
+test('ambiguous framing is refused with 400 and the connection closed: nothing reaches the upstream', async (t) => {
+  const smuggles = [
+    `POST /a HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n`,
+    `POST /a HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: 4\r\ncontent-length: 5\r\n\r\nabcde`,
+    `POST /a HTTP/1.1\r\nhost: x\r\n${AUTH}transfer-encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n`,
+    `GET /a HTTP/1.1\r\nhost: x\r\n${AUTH}x-folded: a\r\n b\r\n\r\n`,
+    `GET /a HTTP/1.1\nhost: x\n\n`,
+    `GET /a HTTP/1.1\r\nhost: x\r\nbad header: v\r\n\r\n`,
+  ];
+  for (const bytes of smuggles) {
+    const r = await talk(port, bytes);
+    t.regex(r.text, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(bytes.slice(0, 60)));
+    t.true(r.closed);
+    t.notRegex(r.text, /"upstream":"up"/, 'no request reached the upstream');
+  }
+});
+
+test('a header block over the limit is 431 and the connection closed', async (t) => {
+  const r = await talk(port, `GET /a HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
+  t.regex(r.text, /^HTTP\/1\.1 431 /);
+  t.true(r.closed);
+});
+
+test('pipelined requests are answered in request order, each once', async (t) => {
+  const one = (path: string): string => `GET ${path} HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`;
+  const r = await talk(slowPort, one('/slow') + one('/fast1') + one('/fast2'), /answer \/fast2/);
+  const bodies = r.text.match(/answer \/(slow|fast1|fast2)/g);
+  t.deepEqual(bodies, ['answer /slow', 'answer /fast1', 'answer /fast2']);
+  t.deepEqual(statusLines(r.text), ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+});
+
+test('HTTP/1.0 without keep-alive: answered, then the connection closes', async (t) => {
+  const r = await talk(port, `GET /ten HTTP/1.0\r\nhost: x\r\n${AUTH}\r\n`);
+  t.regex(r.text, /^HTTP\/1\.1 200 OK\r\n/);
+  t.regex(r.text, /\r\nconnection: close\r\n/);
+  t.notRegex(r.text, /transfer-encoding: chunked/i, 'no chunked framing for an HTTP/1.0 caller');
+  t.regex(r.text, /"url":"\/ten"/);
+  t.true(r.closed);
+});
+
+test('Connection: close is honoured after the answer; a keep-alive connection serves the next request', async (t) => {
+  const closing = await talk(port, `GET /c HTTP/1.1\r\nhost: x\r\n${AUTH}connection: close\r\n\r\n`);
+  t.regex(closing.text, /"url":"\/c"/);
+  t.true(closing.closed);
+  const kept = await talk(port, [`GET /k1 HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, `GET /k2 HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`], /"url":"\/k2"/);
+  t.regex(kept.text, /"url":"\/k1"[\s\S]*"url":"\/k2"/);
+});
+
+test('Expect: 100-continue gets 100 Continue, then the answer with the body forwarded; another expectation is 417', async (t) => {
+  const r = await talk(port, [`POST /e HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: 5\r\nexpect: 100-continue\r\n\r\n`, 'hello'], /"body":"hello"/);
+  t.regex(r.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+  t.regex(r.text, /"body":"hello"/);
+  t.notRegex(r.text, /"expect"/, 'this hop answered the expectation');
+  const odd = await talk(port, `GET /e HTTP/1.1\r\nhost: x\r\n${AUTH}expect: something-else\r\n\r\n`);
+  t.regex(odd.text, /^HTTP\/1\.1 417 /);
+  t.true(odd.closed);
+});
+
+test('HEAD: the upstream length is passed on and no body follows; the connection stays usable', async (t) => {
+  const r = await talk(port, [`HEAD /h HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, `GET /after HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`], /"url":"\/after"/);
+  const [headAnswer, rest] = r.text.split(/\r\n\r\n/, 2);
+  t.regex(headAnswer, /^HTTP\/1\.1 200 OK/);
+  t.true(rest.startsWith('HTTP/1.1 200 OK'), 'the next answer follows the HEAD answer directly');
+});
+
+test('a chunked request body reaches the upstream whole; a caller that half-closes still gets its answer', async (t) => {
+  const r = await talk(port, [`POST /chunks HTTP/1.1\r\nhost: x\r\n${AUTH}transfer-encoding: chunked\r\n\r\n`, '5\r\nhello\r\n', '6\r\n world\r\n0\r\n\r\n'], /"body":"hello world"/);
+  t.regex(r.text, /"body":"hello world"/);
+  const half = await new Promise<string>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let text = '';
+    s.on('data', (d) => (text += d.toString('latin1')));
+    s.on('close', () => resolve(text));
+    s.end(`GET /half HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`);
+  });
+  t.regex(half, /"url":"\/half"/);
+});
+
+test('CONNECT is refused (405) and the connection closed', async (t) => {
+  const r = await talk(port, `CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n${AUTH}\r\n`);
+  t.regex(r.text, /^HTTP\/1\.1 405 /);
+  t.true(r.closed);
+});
+
+test('a `__proto__` or `constructor` request header is an ordinary header: forwarded, nothing polluted', async (t) => {
+  // an upstream that keeps the request head as bytes (node:http's own req.headers drops `__proto__`)
+  let head = '';
+  const up = net.createServer((s) => {
+    s.once('data', (d) => {
+      head = d.toString('latin1');
+      s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+    });
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => up.listen(0, '127.0.0.1', r));
+  const p = await proxyForAlice(tempDir('proxy-front-door-proto'), `http://127.0.0.1:${(up.address() as AddressInfo).port}`);
+  try {
+    const r = await talk(Number(new URL(p.insecureUrl!).port), `GET /p HTTP/1.1\r\nhost: x\r\n${AUTH}__proto__: a\r\n__proto__: b\r\nconstructor: c\r\n\r\n`, /\r\n\r\nok/);
+    t.regex(r.text, /^HTTP\/1\.1 200 OK/);
+    t.regex(head, /\r\n__proto__: a, b\r\n/);
+    t.regex(head, /\r\nconstructor: c\r\n/);
+    t.is(Object.getPrototypeOf({}), Object.prototype);
+  } finally {
+    await p.close();
+    await new Promise((r) => up.close(r));
+  }
+});
+
+test('repeated Authorization headers: the first counts (as node:http reads them), and neither is forwarded', async (t) => {
+  const wrongFirst = await talk(port, `GET /a HTTP/1.1\r\nhost: x\r\nauthorization: Bearer nope\r\n${AUTH}\r\n`, /"code":401/);
+  t.regex(wrongFirst.text, /^HTTP\/1\.1 401 /);
+  const rightFirst = await talk(port, `GET /a HTTP/1.1\r\nhost: x\r\n${AUTH}authorization: Bearer nope\r\n\r\n`, /"url":"\/a"/);
+  t.regex(rightFirst.text, /^HTTP\/1\.1 200 /);
+  t.notRegex(rightFirst.text, /authorization/i);
+});
+
+test('bounded waits: headers not finished in time, and an idle kept-alive connection, are closed', async (t) => {
+  const front = createH1Server({
+    onRequest: (_req, reply) => { reply.writeHead(200, { 'content-length': 2 }); reply.end('ok'); },
+    onUpgrade: (_req, socket) => socket.destroy(),
+    headersTimeoutMs: 1200,
+    keepAliveTimeoutMs: 1200,
+  });
+  const server = net.createServer({ allowHalfOpen: true }, front.connection);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const p = (server.address() as AddressInfo).port;
+  try {
+    const started = Date.now();
+    const slow = await talk(p, 'GET / HTTP/1.1\r\nhost: x\r\n', undefined, 6000);
+    t.true(slow.closed, 'a request whose headers never end is closed');
+    t.true(Date.now() - started >= 1000, `after ${Date.now() - started} ms`);
+    const idle = await talk(p, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', undefined, 6000);
+    t.regex(idle.text, /^HTTP\/1\.1 200 OK/);
+    t.true(idle.closed, 'an idle kept-alive connection is closed');
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
+});
