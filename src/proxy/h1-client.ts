@@ -8,7 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { HTTPParser, type LlhttpParser, type OnHeadersComplete } from './llhttp.ts';
+import { HTTPParser, feedParser, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** Where the connections go. */
 export type Endpoint =
@@ -112,6 +112,9 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
     idleSince = 0;
     dead = false;
     private headers: string[] = [];
+    private feed: ParserFeed | undefined;
+    /** The caller's side asked for no more of the body for now. */
+    private paused = false;
 
     constructor() {
       open++;
@@ -128,10 +131,17 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       p[HTTPParser.kOnHeadersComplete] = ((_maj, _min, h, _m, _u, status, _msg, _upg, keepAlive) => this.onHead(h, status, keepAlive)) satisfies OnHeadersComplete;
       p[HTTPParser.kOnBody] = (b: Buffer) => this.onBody(b);
       p[HTTPParser.kOnMessageComplete] = () => this.onMessageComplete();
-      this.socket.on('data', (d: Buffer) => {
-        const r = this.parser.execute(d);
-        if (r instanceof Error) this.fail(new Error(`the upstream's answer is not HTTP/1.1: ${(r as Error & { reason?: string }).reason ?? r.message}`));
-      });
+      // the parser is fed once the connection is up (a TLS one: after the handshake), when the
+      // socket's native handle is there to be read by it
+      const start = (): void => {
+        if (this.dead) return;
+        this.feed = feedParser(this.socket, p, (r) => {
+          if (r instanceof Error) this.fail(new Error(`the upstream's answer is not HTTP/1.1: ${(r as Error & { reason?: string }).reason ?? r.message}`));
+        });
+        if (this.paused) this.feed.pause();
+      };
+      if (this.socket.connecting) this.socket.once(endpoint.kind === 'tls' ? 'secureConnect' : 'connect', start);
+      else start();
       this.socket.on('end', () => {
         // an answer read until the connection closes ends here; anything else cut short is an error
         const r = this.parser.finish();
@@ -156,7 +166,10 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       ex.answered = true;
       ex.keepAlive = keepAlive;
       try {
-        ex.handler.onHeaders(status, headers, () => { if (!this.dead) this.socket.resume(); });
+        ex.handler.onHeaders(status, headers, () => {
+          this.paused = false;
+          if (!this.dead) this.feed?.resume();
+        });
       } catch (e) {
         this.fail(e as Error);
       }
@@ -173,7 +186,10 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
         this.fail(e as Error);
         return;
       }
-      if (!more) this.socket.pause();
+      if (!more) {
+        this.paused = true;
+        this.feed?.pause();
+      }
     }
 
     private onMessageComplete(): void {
@@ -187,8 +203,11 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       } catch {
         // the caller's side failed after the answer was read: the connection is still sound
       }
-      if (reusable) release(this);
-      else this.destroy();
+      if (reusable) {
+        // the next exchange reads from the start, whatever this one's caller last asked
+        if (this.paused) { this.paused = false; this.feed?.resume(); }
+        release(this);
+      } else this.destroy();
     }
 
     send(req: OutboundRequest, handler: ExchangeHandler): void {

@@ -10,7 +10,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { HTTPParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete } from './llhttp.ts';
+import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** One request as the proxy reads it (the subset of node:http's IncomingMessage it uses). */
 export interface InboundRequest {
@@ -248,17 +248,20 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       p[HTTPParser.kOnMessageComplete] = () => {
         this.body?.push(null);
         this.body = null;
+        // nothing after a request that closes the connection is read (its body was)
+        if (this.done) this.feed.pause();
       };
       socket.setNoDelay(true);
-      socket.on('data', this.listeners.data);
+      this.feed = feedParser(socket, p, (ret, chunk) => this.afterParse(ret, chunk));
       socket.on('drain', this.listeners.drain);
       socket.on('error', this.listeners.gone);
       socket.on('close', this.listeners.gone);
       socket.on('end', this.listeners.end);
     }
 
+    private readonly feed: ParserFeed;
+
     private readonly listeners = {
-      data: (d: Buffer): void => this.onData(d),
       drain: (): void => this.replies[0]?.drained(),
       gone: (): void => this.destroy(),
       // the caller half-closed (the listener allows half-open sockets): answer what was asked, then close
@@ -268,9 +271,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       },
     };
 
-    private onData(d: Buffer): void {
-      if (this.done || this.dead) return;
-      const r = this.parser.execute(d);
+    /** What one piece of input parsed to: requests to hand on, an error, or an upgrade. */
+    private afterParse(r: number | Error, chunk: Buffer | undefined): void {
+      if (this.dead) return;
       const parsed = this.parsed;
       this.parsed = [];
       if (r instanceof Error) {
@@ -281,6 +284,8 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
           const i = this.replies.indexOf(reply);
           if (i >= 0) this.replies.splice(i, 1);
         }
+        // bytes after a request that closes the connection are not read: its answer still goes out
+        if (this.done && this.replies.length > 0) { this.feed.pause(); return; }
         this.refuse((r as Error & { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
         return;
       }
@@ -294,12 +299,16 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       }
       const up = this.upgrade;
       if (up) {
+        // nothing after an upgrade's headers is parsed here: those bytes are the new protocol's
+        this.feed.pause();
         this.upgrade = null;
-        this.handOver(up, d.subarray(r));
+        this.handOver(up, this.feed.chunk(chunk).subarray(r as number));
       }
     }
 
     private onHead(maj: number, min: number, h: string[] | undefined, method: number | undefined, url: string | undefined, upgrade: boolean, keepAlive: boolean): number {
+      // the parser reads on by itself: requests after one that closed the connection are not served
+      if (this.done || this.dead) { this.pairs = []; this.url = ''; return 0; }
       const pairs = h ? (this.pairs.length ? [...this.pairs, ...h] : h) : this.pairs;
       const target = this.url + (url ?? '');
       this.pairs = [];
@@ -398,7 +407,8 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private detach(): void {
       connections.delete(this);
       const l = this.listeners;
-      this.socket.off('data', l.data).off('drain', l.drain).off('end', l.end).off('close', l.gone).off('error', l.gone);
+      this.socket.off('drain', l.drain).off('end', l.end).off('close', l.gone).off('error', l.gone);
+      this.feed.stop();
       this.closeParser();
     }
 
@@ -410,12 +420,12 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private pauseFor(why: 'body' | 'pipeline'): void {
       if (why === 'body') this.bodyPaused = true;
       else this.pipelinePaused = true;
-      this.socket.pause();
+      this.feed.pause();
     }
 
     bodyWants(): void {
       this.bodyPaused = false;
-      if (!this.pipelinePaused && !this.dead) this.socket.resume();
+      if (!this.pipelinePaused && !this.dead) this.feed.resume();
     }
 
     /** Writes what the first answer holds; true while the socket takes more. */
@@ -449,7 +459,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       }
       if (this.pipelinePaused && this.replies.length < MAX_PIPELINED) {
         this.pipelinePaused = false;
-        if (!this.bodyPaused) this.socket.resume();
+        if (!this.bodyPaused) this.feed.resume();
       }
       if (this.replies.length === 0) {
         this.idleSince = Date.now();

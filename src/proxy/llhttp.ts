@@ -6,6 +6,7 @@
 // checked once at load: a runtime without them fails at start with a clear message, not on a request.
 import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 
 /** llhttp's message callbacks, as Node's binding calls them (header lists are flat name, value pairs). */
 export interface LlhttpParser {
@@ -15,6 +16,11 @@ export interface LlhttpParser {
   /** The input ended (EOF): completes a body read until close, or an Error for a message cut short. */
   finish(): number | Error | undefined;
   close(): void;
+  /** Reads the stream's bytes itself, in C++ (no Buffer and no 'data' event per read); results go to kOnExecute. */
+  consume(handle: object): void;
+  unconsume(): void;
+  /** While consuming: the piece being parsed (an upgrade's head is the rest of it). */
+  getCurrentBuffer(): Buffer;
   [key: number]: unknown;
 }
 
@@ -27,6 +33,7 @@ interface LlhttpBinding {
   readonly kOnHeadersComplete: number;
   readonly kOnBody: number;
   readonly kOnMessageComplete: number;
+  readonly kOnExecute: number;
   readonly kLenientNone: number;
 }
 
@@ -35,7 +42,7 @@ type AddHeaderLine = (this: { joinDuplicateHeaders?: boolean }, field: string, v
 function load(): { parser: LlhttpBinding; methods: readonly string[]; addHeaderLine: AddHeaderLine } {
   const mod = createRequire(import.meta.url)('node:_http_common') as { HTTPParser?: unknown; methods?: unknown };
   const p = mod.HTTPParser as Partial<LlhttpBinding> | undefined;
-  const numbers = ['REQUEST', 'RESPONSE', 'kOnMessageBegin', 'kOnHeaders', 'kOnHeadersComplete', 'kOnBody', 'kOnMessageComplete', 'kLenientNone'] as const;
+  const numbers = ['REQUEST', 'RESPONSE', 'kOnMessageBegin', 'kOnHeaders', 'kOnHeadersComplete', 'kOnBody', 'kOnMessageComplete', 'kOnExecute', 'kLenientNone'] as const;
   const add = (IncomingMessage.prototype as unknown as { _addHeaderLine?: unknown })._addHeaderLine;
   if (typeof p !== 'function' || numbers.some((k) => typeof p[k] !== 'number') || !Array.isArray(mod.methods) || typeof add !== 'function') {
     throw new Error(`portcullis proxy: this Node.js (${process.version}) does not offer its HTTP parser (node:_http_common) as this proxy needs it`);
@@ -72,3 +79,69 @@ export type OnHeadersComplete = (
   upgrade: boolean,
   shouldKeepAlive: boolean,
 ) => number;
+
+/** How a connection's bytes reach its parser, and how reading is paused for back-pressure. */
+export interface ParserFeed {
+  pause(): void;
+  resume(): void;
+  /** The piece the last result came from (an upgrade's head is its rest after the bytes parsed). */
+  chunk(given: Buffer | undefined): Buffer;
+  /** No more feeding: the socket's bytes go to 'data' listeners again (a handed-over upgrade). */
+  stop(): void;
+}
+
+/** The part of a socket's native stream handle that node:http's server uses to let llhttp read it. */
+interface StreamHandle {
+  isStreamBase?: boolean;
+  _consumed?: boolean;
+  reading?: boolean;
+  readStart(): number;
+  readStop(): number;
+}
+
+const handleOf = (socket: Socket): StreamHandle | null | undefined => (socket as unknown as { _handle?: StreamHandle | null })._handle;
+
+/**
+ * Feeds `socket` to `parser`, each result to `after` (bytes parsed or an Error; the piece when it is
+ * at hand). As node:http's server does: the parser reads the socket's handle itself when it can
+ * (one copy fewer and no stream machinery per read), with reading stopped and started on the handle
+ * for back-pressure; otherwise through 'data' events.
+ */
+export function feedParser(socket: Socket, parser: LlhttpParser, after: (ret: number | Error, chunk: Buffer | undefined) => void): ParserFeed {
+  const handle = handleOf(socket);
+  if (handle?.isStreamBase && !handle._consumed) {
+    handle._consumed = true;
+    parser[HTTPParser.kOnExecute] = (ret: number | Error) => after(ret, undefined);
+    parser.consume(handle);
+    let consumed = true;
+    return {
+      pause() {
+        const h = handleOf(socket);
+        if (h?.reading) { h.reading = false; h.readStop(); }
+      },
+      resume() {
+        const h = handleOf(socket);
+        if (h && !h.reading && !socket.destroyed) { h.reading = true; h.readStart(); }
+      },
+      chunk: (given) => given ?? parser.getCurrentBuffer(),
+      stop() {
+        if (!consumed) return;
+        consumed = false;
+        parser.unconsume();
+        handle._consumed = false;
+        // reading may have been stopped here; the socket's stream still counts a read under way
+        // (the parser took its bytes), so it would not start one itself
+        const h = handleOf(socket);
+        if (h && !h.reading && !socket.destroyed) { h.reading = true; h.readStart(); }
+      },
+    };
+  }
+  const onData = (d: Buffer): void => after(parser.execute(d), d);
+  socket.on('data', onData);
+  return {
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+    chunk: (given) => given ?? Buffer.alloc(0),
+    stop: () => socket.off('data', onData),
+  };
+}

@@ -196,3 +196,96 @@ test('bounded waits: headers not finished in time, and an idle kept-alive connec
     await new Promise((r) => server.close(r));
   }
 });
+
+test('an upgrade pipelined behind a slow request waits for its answer, then gets the socket and the bytes after its headers', async (t) => {
+  const front = createH1Server({
+    onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, 100),
+    onUpgrade: (_req, socket, head) => {
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: upgrade\r\n\r\n');
+      socket.write(head);
+      socket.pipe(socket);
+    },
+    headersTimeoutMs: 5000,
+    keepAliveTimeoutMs: 5000,
+  });
+  const server = net.createServer({ allowHalfOpen: true }, front.connection);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const p = (server.address() as AddressInfo).port;
+  try {
+    const r = await talk(p, ['GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /ws HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\nPING', 'later'], /PINGlater/);
+    t.regex(r.text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\/firstHTTP\/1\.1 101 Switching Protocols\r\n[\s\S]*\r\n\r\nPINGlater$/);
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('a request body larger than every buffer reaches the upstream whole (back-pressure both ways)', async (t) => {
+  const size = 6 * 1024 * 1024;
+  let received = 0;
+  const up = http.createServer((req, res) => {
+    // a slow reader: the proxy must hold the caller back, not buffer the body
+    req.on('data', (c: Buffer) => {
+      received += c.length;
+      req.pause();
+      setTimeout(() => req.resume(), 1);
+    });
+    req.on('end', () => res.end(String(received)));
+  });
+  await new Promise<void>((r) => up.listen(0, '127.0.0.1', r));
+  const p = await proxyForAlice(tempDir('proxy-front-door-body'), `http://127.0.0.1:${(up.address() as AddressInfo).port}`);
+  try {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = http.request(`${p.insecureUrl}/upload`, { method: 'PUT', headers: { authorization: 'Bearer tok-alice', 'content-length': size }, agent: false }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      const chunk = Buffer.alloc(64 * 1024, 7);
+      let sent = 0;
+      const pump = (): void => {
+        while (sent < size) {
+          sent += chunk.length;
+          if (!req.write(chunk)) { req.once('drain', pump); return; }
+        }
+        req.end();
+      };
+      pump();
+    });
+    t.is(answer, String(size));
+  } finally {
+    await p.close();
+    up.closeAllConnections();
+    await new Promise((r) => up.close(r));
+  }
+});
+
+test('without the socket handle to itself (already taken), the parser is fed by data events and serves the same', async (t) => {
+  const front = createH1Server({
+    onRequest: (req, reply) => {
+      const chunks: Buffer[] = [];
+      if (!req.body) { reply.writeHead(200, {}); reply.end(`${req.method} ${req.url} -`); return; }
+      req.body.on('data', (c: Buffer) => chunks.push(c));
+      req.body.on('end', () => { reply.writeHead(200, {}); reply.end(`${req.method} ${req.url} ${Buffer.concat(chunks).length}`); });
+    },
+    onUpgrade: (_req, socket) => socket.destroy(),
+    headersTimeoutMs: 5000,
+    keepAliveTimeoutMs: 5000,
+  });
+  const server = net.createServer({ allowHalfOpen: true }, (socket) => {
+    // as if something else read this socket's handle: the fallback path
+    (socket as unknown as { _handle: { _consumed?: boolean } })._handle._consumed = true;
+    front.connection(socket);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const p = (server.address() as AddressInfo).port;
+  try {
+    const body = 'b'.repeat(200_000);
+    const r = await talk(p, [`GET /one HTTP/1.1\r\nhost: x\r\n\r\nPOST /two HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n${body}`, 'GET /three HTTP/1.1\r\nhost: x\r\n\r\n'], /GET \/three -/);
+    t.deepEqual(r.text.match(/(GET|POST) \/\w+ [-\d]+/g), ['GET /one -', 'POST /two 200000', 'GET /three -']);
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
+});
