@@ -37,7 +37,8 @@ export interface Reply {
   readonly destroyed: boolean;
   /** end() was called: the whole answer is handed to the connection. */
   readonly writableFinished: boolean;
-  writeHead(status: number, headers: OutgoingHttpHeaders): void;
+  /** Headers as an object, or as name, value pairs (as received); sent with the first write or end. */
+  writeHead(status: number, headers: OutgoingHttpHeaders | readonly string[]): void;
   /** false: wait for onDrain before writing more. */
   write(chunk: Buffer): boolean;
   end(chunk?: Buffer | string): void;
@@ -66,6 +67,10 @@ export interface H1Server {
 }
 
 const MAX_HEADER_PAIRS = 2000;
+/** A small answer's body is written with its head as one string: one plain write instead of a gathered one. */
+const JOIN_BELOW = 2048;
+
+const isPairs = (h: OutgoingHttpHeaders | readonly string[]): h is readonly string[] => Array.isArray(h);
 /** Answers held for pipelined requests before reading stops until the first is written. */
 const MAX_PIPELINED = 32;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -105,6 +110,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private held: Array<string | Buffer> = [];
     private chunked = false;
     private noBody = false;
+    /** The status line and headers until the framing is chosen (at the first write or end). */
+    private headText: string | undefined;
+    private lengthGiven = false;
     private drainWaiters: Array<() => void> = [];
     private abortWaiters: Array<() => void> = [];
 
@@ -120,40 +128,56 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       return this.conn.dead;
     }
 
-    writeHead(status: number, headers: OutgoingHttpHeaders): void {
+    writeHead(status: number, headers: OutgoingHttpHeaders | readonly string[]): void {
       if (this.headersSent) throw new Error('headers already sent');
       if (!Number.isInteger(status) || status < 200 || status > 999) throw new Error(`invalid status ${status}`);
       let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
-      let length = false;
       let date = false;
-      for (const name in headers) {
-        const v = headers[name];
-        if (v === undefined) continue;
+      const line = (name: string, one: string): void => {
         const lower = name.toLowerCase();
-        if (OURS.has(lower)) continue;
+        if (OURS.has(lower)) return;
         if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
-        if (lower === 'content-length') length = true;
+        if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
+        if (lower === 'content-length') this.lengthGiven = true;
         else if (lower === 'date') date = true;
-        for (const one of Array.isArray(v) ? v : [String(v)]) {
-          if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
-          text += `${name}: ${one}\r\n`;
+        text += `${name}: ${one}\r\n`;
+      };
+      if (isPairs(headers)) {
+        for (let i = 0; i + 1 < headers.length; i += 2) line(headers[i], headers[i + 1]);
+      } else {
+        for (const name in headers) {
+          const v = headers[name];
+          if (v === undefined) continue;
+          if (Array.isArray(v)) for (const one of v) line(name, one);
+          else line(name, String(v));
         }
       }
       this.noBody = this.head || status === 204 || status === 304;
-      if (!this.noBody && !length) {
-        // no length: chunked for HTTP/1.1 callers; an HTTP/1.0 caller reads until the connection closes
-        if (this.http10) this.closeAfter = true;
+      if (!date) text += `date: ${httpDate()}\r\n`;
+      this.headersSent = true;
+      this.headText = text;
+    }
+
+    /**
+     * The head goes out with its framing: the length when the whole body is known (as node:http does
+     * for `end(body)`), else chunked for HTTP/1.1 callers, and for an HTTP/1.0 caller the body runs to
+     * the connection's close.
+     */
+    private frame(wholeBody: number | undefined): void {
+      let text = this.headText!;
+      this.headText = undefined;
+      if (!this.noBody && !this.lengthGiven) {
+        if (wholeBody !== undefined) text += `content-length: ${wholeBody}\r\n`;
+        else if (this.http10) this.closeAfter = true;
         else { this.chunked = true; text += 'transfer-encoding: chunked\r\n'; }
       }
-      if (!date) text += `date: ${httpDate()}\r\n`;
-      text += this.closeAfter ? 'connection: close\r\n\r\n' : 'connection: keep-alive\r\n\r\n';
-      this.headersSent = true;
-      this.held.push(text);
+      this.held.push(text + (this.closeAfter ? 'connection: close\r\n\r\n' : 'connection: keep-alive\r\n\r\n'));
     }
 
     write(chunk: Buffer): boolean {
       if (!this.headersSent) this.writeHead(200, {});
       if (this.writableFinished) throw new Error('write after end');
+      if (this.headText !== undefined) this.frame(undefined);
       if (this.noBody || chunk.length === 0) return true;
       if (this.chunked) this.held.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n');
       else this.held.push(chunk);
@@ -163,8 +187,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     end(chunk?: Buffer | string): void {
       if (this.writableFinished) return;
       if (!this.headersSent) this.writeHead(200, {});
-      if (chunk !== undefined && chunk.length > 0 && !this.noBody) {
-        const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      if (this.headText !== undefined) this.frame(b?.length ?? 0);
+      if (b !== undefined && b.length > 0 && !this.noBody) {
         if (this.chunked) this.held.push(`${b.length.toString(16)}\r\n`, b, '\r\n');
         else this.held.push(b);
       }
@@ -434,7 +459,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       if (this.replies[0] !== r) return false;
       const out = r.take();
       if (out.length === 1) this.socket.write(out[0] as string, 'latin1');
-      else if (out.length > 1) {
+      else if (out.length === 2 && typeof out[0] === 'string' && typeof out[1] !== 'string' && out[1].length < JOIN_BELOW) {
+        this.socket.write(out[0] + out[1].toString('latin1'), 'latin1');
+      } else if (out.length > 1) {
         this.socket.cork();
         for (const x of out) (typeof x === 'string' ? this.socket.write(x, 'latin1') : this.socket.write(x));
         this.socket.uncork();

@@ -63,6 +63,28 @@ export function downstreamHeaders(inbound: IncomingHttpHeaders): OutgoingHttpHea
   return out;
 }
 
+/**
+ * The upstream's response header lines (name, value pairs as received) minus hop-by-hop ones and the
+ * names its Connection lines list, still as pairs: no object per answer.
+ */
+export function downstreamPairs(raw: readonly string[]): string[] {
+  let listed: Set<string> | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i].length !== 10 || raw[i].toLowerCase() !== 'connection') continue;
+    for (const token of raw[i + 1].split(',')) {
+      const t = token.trim().toLowerCase();
+      if (t && t !== 'keep-alive' && t !== 'close') (listed ??= new Set()).add(t);
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const l = raw[i].toLowerCase();
+    if ((HOP_BY_HOP.has(l) && l !== 'host') || listed?.has(l)) continue;
+    out.push(raw[i], raw[i + 1]);
+  }
+  return out;
+}
+
 // header values carry no CR/LF (Node refuses them); extra keys are restricted to token characters
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 

@@ -13,7 +13,7 @@ import { denial } from '../frontdoor/authorize.ts';
 import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { inTurnBatch } from '../request/write-batch.ts';
-import { addIdentity, downstreamHeaders, identityStrip, upstreamHeaders } from './headers.ts';
+import { addIdentity, downstreamHeaders, downstreamPairs, identityStrip, upstreamHeaders } from './headers.ts';
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
 import type { ExchangeHandler } from './h1-client.ts';
@@ -69,24 +69,6 @@ function cleanPathForLog(url: string | undefined): string {
 
 function asStatus(e: unknown): StatusError {
   return e instanceof StatusError ? e : errors.internal(e instanceof Error ? e : new Error(String(e)));
-}
-
-/**
- * The upstream's raw response headers (name, value, name, value, ...) as Node's parsed headers:
- * lower-case names, repeats as arrays (latin1 strings, as Node's parser reads them). Into an object
- * without a prototype: an upstream's `__proto__` header must not reach one.
- */
-function parsedHeaders(raw: readonly string[]): IncomingHttpHeaders {
-  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i].toLowerCase();
-    const value = raw[i + 1];
-    const prior = out[name];
-    if (prior === undefined) out[name] = value;
-    else if (Array.isArray(prior)) prior.push(value);
-    else out[name] = [prior, value];
-  }
-  return out;
 }
 
 /** A kept-alive connection the upstream closed as the request went out (closed unanswered, reset). */
@@ -352,7 +334,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       onHeaders: (status, raw, resume) => {
         answered = true;
         resumeUpstream = resume;
-        res.writeHead(status, downstreamHeaders(parsedHeaders(raw)));
+        res.writeHead(status, downstreamPairs(raw));
       },
       onData: (chunk) => body.data(chunk),
       onComplete: () => body.end(),

@@ -289,3 +289,30 @@ test('without the socket handle to itself (already taken), the parser is fed by 
     await new Promise((r) => server.close(r));
   }
 });
+
+test('a chunked upstream answer that is whole in one turn goes out with its length; one that trickles stays chunked', async (t) => {
+  const up = net.createServer((s) => {
+    s.on('data', (d) => {
+      if (d.toString('latin1').startsWith('GET /whole')) {
+        s.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ncontent-type: text/plain\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n');
+      } else {
+        s.write('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nfirst\r\n');
+        setTimeout(() => s.write('6\r\n later\r\n0\r\n\r\n'), 150);
+      }
+    });
+    s.on('error', () => {});
+  });
+  await new Promise<void>((r) => up.listen(0, '127.0.0.1', r));
+  const p = await proxyForAlice(tempDir('proxy-front-door-framing'), `http://127.0.0.1:${(up.address() as AddressInfo).port}`);
+  const pp = Number(new URL(p.insecureUrl!).port);
+  try {
+    const whole = await talk(pp, `GET /whole HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, /hello world/);
+    t.regex(whole.text, /\r\ncontent-length: 11\r\n/);
+    t.notRegex(whole.text, /transfer-encoding/i);
+    const trickle = await talk(pp, `GET /trickle HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, /0\r\n\r\n$/);
+    t.regex(trickle.text, /\r\ntransfer-encoding: chunked\r\n[\s\S]*\r\n5\r\nfirst\r\n6\r\n later\r\n0\r\n\r\n$/);
+  } finally {
+    await p.close();
+    await new Promise((r) => up.close(r));
+  }
+});
