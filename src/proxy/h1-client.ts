@@ -32,7 +32,8 @@ export interface OutboundRequest {
   method: string;
   /** Path and query, as they go on the request line. */
   path: string;
-  headers: OutgoingHttpHeaders;
+  /** As an object, or as name, value pairs. */
+  headers: OutgoingHttpHeaders | readonly string[];
   /** The caller's body, or null for none. */
   body: Readable | null;
   /** The body's length when the caller gave one; absent with a body: sent chunked. */
@@ -65,21 +66,27 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const BAD_TARGET = /[^\x21-\x7e]/;
 // the framing is the client's to write; the proxy's header filter drops these already
 const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'host']);
+const isPairs = (h: OutgoingHttpHeaders | readonly string[]): h is readonly string[] => Array.isArray(h);
 
 function head(req: OutboundRequest, host: string, chunked: boolean): string {
   if (!TOKEN.test(req.method)) throw new Error('invalid method');
   if (BAD_TARGET.test(req.path) || req.path.length === 0) throw new Error('invalid request target');
   let out = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  for (const name in req.headers) {
-    const v = req.headers[name];
-    if (v === undefined) continue;
-    const lower = name.toLowerCase();
-    if (FRAMING.has(lower)) continue;
+  const line = (name: string, one: string): void => {
+    if (FRAMING.has(name.toLowerCase())) return;
     if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
-    const values = Array.isArray(v) ? v : [String(v)];
-    for (const one of values) {
-      if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
-      out += `${name}: ${one}\r\n`;
+    if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
+    out += `${name}: ${one}\r\n`;
+  };
+  const h = req.headers;
+  if (isPairs(h)) {
+    for (let i = 0; i + 1 < h.length; i += 2) line(h[i], h[i + 1]);
+  } else {
+    for (const name in h) {
+      const v = h[name];
+      if (v === undefined) continue;
+      if (Array.isArray(v)) for (const one of v) line(name, one);
+      else line(name, String(v));
     }
   }
   if (req.body) out += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${req.contentLength}\r\n`;

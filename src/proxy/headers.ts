@@ -32,19 +32,42 @@ export function identityStrip(names: IdentityHeaderNames): IdentityStrip {
   };
 }
 
-/** The headers to send upstream: the inbound ones minus hop-by-hop, credentials and identity headers. */
-export function upstreamHeaders(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): OutgoingHttpHeaders {
+function stripped(strip: IdentityStrip, name: string): boolean {
+  if (strip.exact.has(name)) return true;
+  for (const p of strip.prefixes) if (name.startsWith(p)) return true;
+  return false;
+}
+
+/**
+ * The headers to send upstream, as name, value pairs (no object per request): the inbound ones minus
+ * hop-by-hop, credentials and identity headers.
+ */
+export function upstreamPairs(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): string[] {
   const conn = connectionTokens(inbound);
-  // no prototype: a caller's `__proto__` header is a name like any other
-  const out = Object.create(null) as OutgoingHttpHeaders;
+  const out: string[] = [];
   // Node's parsed header names are lower case already; for-in: no entries array per request
   for (const l in inbound) {
     const v = inbound[l];
     if (v === undefined) continue;
     if (HOP_BY_HOP.has(l) || conn.has(l)) continue;
     if (stripCredentials && l === 'authorization') continue;
-    if (strip.exact.has(l) || strip.prefixes.some((p) => l.startsWith(p))) continue;
-    out[l] = v;
+    if (stripped(strip, l)) continue;
+    if (typeof v === 'string') out.push(l, v);
+    else for (const one of v) out.push(l, one);
+  }
+  return out;
+}
+
+/** Pairs as Node's outgoing headers (repeats as lists), for node:http and node:http2 requests. */
+export function pairsToHeaders(pairs: readonly string[]): OutgoingHttpHeaders {
+  // no prototype: a `__proto__` header is a name like any other
+  const out = Object.create(null) as Record<string, string | string[]>;
+  for (let i = 0; i + 1 < pairs.length; i += 2) {
+    const name = pairs[i].toLowerCase();
+    const prior = out[name];
+    if (prior === undefined) out[name] = pairs[i + 1];
+    else if (Array.isArray(prior)) prior.push(pairs[i + 1]);
+    else out[name] = [prior, pairs[i + 1]];
   }
   return out;
 }
@@ -88,16 +111,21 @@ export function downstreamPairs(raw: readonly string[]): string[] {
 // header values carry no CR/LF (Node refuses them); extra keys are restricted to token characters
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** Add the caller's identity in the route's form. */
-export function addIdentity(out: OutgoingHttpHeaders, user: UserInfo, mode: IdentityMode, names: IdentityHeaderNames): void {
+/** Add the caller's identity in the route's form (one pair per group and per extra value). */
+export function addIdentity(out: string[], user: UserInfo, mode: IdentityMode, names: IdentityHeaderNames): void {
   if (mode === 'none') return;
-  const [u, g, extra] = mode === 'impersonate' ? ['impersonate-user', 'impersonate-group', 'impersonate-extra-'] : [names.user.toLowerCase(), names.group.toLowerCase(), names.extraPrefix.toLowerCase()];
-  out[u] = user.name;
-  if (user.groups.length) out[g] = [...user.groups];
-  if (mode === 'impersonate' && user.uid) out['impersonate-uid'] = user.uid;
-  for (const [key, values] of Object.entries(user.extra ?? {})) {
+  const impersonate = mode === 'impersonate';
+  const g = impersonate ? 'impersonate-group' : names.group.toLowerCase();
+  out.push(impersonate ? 'impersonate-user' : names.user.toLowerCase(), user.name);
+  for (const group of user.groups) out.push(g, group);
+  if (impersonate && user.uid) out.push('impersonate-uid', user.uid);
+  const extras = user.extra;
+  if (!extras) return;
+  const extra = impersonate ? 'impersonate-extra-' : names.extraPrefix.toLowerCase();
+  for (const key in extras) {
     // extra keys travel percent-encoded (the reference's convention), so any key survives as a header name
     const name = extra + encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-    if (TOKEN.test(name) && values.length) out[name] = [...values];
+    if (!TOKEN.test(name)) continue;
+    for (const value of extras[key]) out.push(name, value);
   }
 }

@@ -1,7 +1,7 @@
 // The auth proxy as two plain Node handlers (requests and connection upgrades): check the target,
 // find the route (none: 404), authenticate and run every check of the route through the front door's
 // steps (any denial: 401/403 as a Status), then forward with the identity headers and stream both ways.
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
 import type { Duplex, Readable } from 'node:stream';
 import type { UserInfo } from '../authn/types.ts';
@@ -13,7 +13,7 @@ import { denial } from '../frontdoor/authorize.ts';
 import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { inTurnBatch } from '../request/write-batch.ts';
-import { addIdentity, downstreamHeaders, downstreamPairs, identityStrip, upstreamHeaders } from './headers.ts';
+import { addIdentity, downstreamHeaders, downstreamPairs, identityStrip, pairsToHeaders, upstreamPairs } from './headers.ts';
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
 import type { ExchangeHandler } from './h1-client.ts';
@@ -165,15 +165,15 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     return admit(req, rec).then((a) => { write(200); return a; }, (e: unknown) => { write(asStatus(e).code); throw e; });
   }
 
-  function outbound(req: InboundRequest, a: Admitted) {
-    const headers = upstreamHeaders(req.headers, strip, true);
+  /** The request's headers for the upstream, as name, value pairs (its Host is the upstream's, set by the client). */
+  function outbound(req: InboundRequest, a: Admitted): string[] {
+    const headers = upstreamPairs(req.headers, strip, true);
     if (a.user) addIdentity(headers, a.user, a.route.identity, config.identityHeaders);
-    headers.host = a.upstream.host;
     const prior = req.headers['x-forwarded-for'];
     const peer = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${peer}` : peer;
-    if (req.headers.host) headers['x-forwarded-host'] = req.headers.host;
-    headers['x-forwarded-proto'] = 'encrypted' in req.socket ? 'https' : 'http';
+    headers.push('x-forwarded-for', prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${peer}` : peer);
+    if (req.headers.host) headers.push('x-forwarded-host', req.headers.host);
+    headers.push('x-forwarded-proto', 'encrypted' in req.socket ? 'https' : 'http');
     return headers;
   }
 
@@ -265,10 +265,10 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
 
 
   /** To an h2c upstream: one stream of its session; the response's pseudo-headers dropped. */
-  function forwardH2(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders): void {
+  function forwardH2(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[]): void {
     let st: ClientHttp2Stream;
     try {
-      st = a.upstream.stream!(req.method ?? 'GET', a.target, headers);
+      st = a.upstream.stream!(req.method ?? 'GET', a.target, pairsToHeaders(headers));
     } catch (e) {
       fail(res, req, upstreamFailed(a, e as Error));
       return;
@@ -290,7 +290,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * Upstream requests admitted in one turn of the event loop are sent together at its end
    * (write-batch.ts), so the upstream is woken once for them; a caller gone by then is not forwarded.
    */
-  function forward(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forward(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
     inTurnBatch(() => {
       if (res.destroyed || req.destroyed) return;
       try {
@@ -301,7 +301,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     });
   }
 
-  function forwardNow(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forwardNow(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
     if (a.upstream.stream) forwardH2(req, res, a, headers);
     else forwardPooled(req, res, a, headers, mayRetry);
   }
@@ -311,7 +311,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * turn written with the turn's other answers, back-pressure from the caller's socket), the same
    * one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
    */
-  function forwardPooled(req: InboundRequest, res: Reply, a: Admitted, headers: OutgoingHttpHeaders, mayRetry: boolean): void {
+  function forwardPooled(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
     const { client, base } = a.upstream.pool!;
     const method = req.method ?? 'GET';
     let abortUpstream: ((reason?: Error) => void) | undefined;
@@ -362,7 +362,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     socket.on('error', () => socket.destroy());
     decide(req).then((a) => {
       if (a.upstream.stream) { refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} speaks HTTP/2 (h2c): upgrades are not relayed`)); return; }
-      const headers = outbound(req, a);
+      const headers = pairsToHeaders(outbound(req, a));
+      headers.host = a.upstream.host;
       headers.connection = 'Upgrade';
       if (req.headers.upgrade) headers.upgrade = req.headers.upgrade;
       const up = a.upstream.request(req.method ?? 'GET', a.target, headers);
