@@ -8,6 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { eachHeaderLine, HTTP_TOKEN } from './header-lines.ts';
 import { HTTPParser, feedParser, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** Where the connections go. */
@@ -55,40 +56,23 @@ export interface H1ClientOptions {
 /** A connection the upstream closed before answering (a kept-alive one it closed as we sent: may be retried). */
 export class UpstreamClosedError extends Error {
   readonly code = 'ECONNRESET';
-  constructor(readonly reused: boolean) {
+  constructor() {
     super('the upstream closed the connection before answering');
   }
 }
 
-// request-line and header checks: what goes on the wire is one well-formed request, whatever the values
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+// the request line's target: visible ASCII only, so it cannot end the line or split it
 const BAD_TARGET = /[^\x21-\x7e]/;
 // the framing is the client's to write; the proxy's header filter drops these already
 const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'host']);
-const isPairs = (h: OutgoingHttpHeaders | readonly string[]): h is readonly string[] => Array.isArray(h);
 
 function head(req: OutboundRequest, host: string, chunked: boolean): string {
-  if (!TOKEN.test(req.method)) throw new Error('invalid method');
+  if (!HTTP_TOKEN.test(req.method)) throw new Error('invalid method');
   if (BAD_TARGET.test(req.path) || req.path.length === 0) throw new Error('invalid request target');
   let out = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  const line = (name: string, one: string): void => {
-    if (FRAMING.has(name.toLowerCase())) return;
-    if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
-    if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
-    out += `${name}: ${one}\r\n`;
-  };
-  const h = req.headers;
-  if (isPairs(h)) {
-    for (let i = 0; i + 1 < h.length; i += 2) line(h[i], h[i + 1]);
-  } else {
-    for (const name in h) {
-      const v = h[name];
-      if (v === undefined) continue;
-      if (Array.isArray(v)) for (const one of v) line(name, one);
-      else line(name, String(v));
-    }
-  }
+  eachHeaderLine(req.headers, (name, value) => {
+    if (!FRAMING.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
+  });
   if (req.body) out += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${req.contentLength}\r\n`;
   return `${out}connection: keep-alive\r\n\r\n`;
 }
@@ -114,8 +98,6 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
     readonly socket: net.Socket;
     readonly parser: LlhttpParser;
     ex: Exchange | undefined;
-    /** Answered a request before: a close on the next one may be the keep-alive race. */
-    reused = false;
     idleSince = 0;
     dead = false;
     private headers: string[] = [];
@@ -152,11 +134,11 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       this.socket.on('end', () => {
         // an answer read until the connection closes ends here; anything else cut short is an error
         const r = this.parser.finish();
-        if (r instanceof Error || this.ex) this.fail(this.ex?.answered ? new Error('the upstream closed the connection mid-answer') : new UpstreamClosedError(this.reused));
+        if (r instanceof Error || this.ex) this.fail(this.ex?.answered ? new Error('the upstream closed the connection mid-answer') : new UpstreamClosedError());
         else this.destroy();
       });
       this.socket.on('error', (e) => this.fail(e));
-      this.socket.on('close', () => this.fail(this.ex?.answered ? new Error('the upstream closed the connection mid-answer') : new UpstreamClosedError(this.reused)));
+      this.socket.on('close', () => this.fail(this.ex?.answered ? new Error('the upstream closed the connection mid-answer') : new UpstreamClosedError()));
     }
 
     private onHead(h: string[] | undefined, status: number, keepAlive: boolean): number {
@@ -292,7 +274,6 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
 
   function release(c: Conn): void {
     if (c.dead) { next(); return; }
-    c.reused = true;
     if (closed) { c.destroy(); return; }
     const w = waiting.shift();
     if (w) { c.send(w[0], w[1]); return; }

@@ -10,6 +10,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { eachHeaderLine } from './header-lines.ts';
 import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** One request as the proxy reads it (the subset of node:http's IncomingMessage it uses). */
@@ -70,11 +71,8 @@ const MAX_HEADER_PAIRS = 2000;
 /** A small answer's body is written with its head as one string: one plain write instead of a gathered one. */
 const JOIN_BELOW = 2048;
 
-const isPairs = (h: OutgoingHttpHeaders | readonly string[]): h is readonly string[] => Array.isArray(h);
 /** Answers held for pipelined requests before reading stops until the first is written. */
 const MAX_PIPELINED = 32;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 // the framing is this layer's: whatever the handler says of these is replaced
 const OURS = new Set(['connection', 'transfer-encoding', 'keep-alive']);
 
@@ -133,25 +131,13 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       if (!Number.isInteger(status) || status < 200 || status > 999) throw new Error(`invalid status ${status}`);
       let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
       let date = false;
-      const line = (name: string, one: string): void => {
+      eachHeaderLine(headers, (name, value) => {
         const lower = name.toLowerCase();
         if (OURS.has(lower)) return;
-        if (!TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
-        if (BAD_VALUE.test(one)) throw new Error(`invalid value for header ${name}`);
         if (lower === 'content-length') this.lengthGiven = true;
         else if (lower === 'date') date = true;
-        text += `${name}: ${one}\r\n`;
-      };
-      if (isPairs(headers)) {
-        for (let i = 0; i + 1 < headers.length; i += 2) line(headers[i], headers[i + 1]);
-      } else {
-        for (const name in headers) {
-          const v = headers[name];
-          if (v === undefined) continue;
-          if (Array.isArray(v)) for (const one of v) line(name, one);
-          else line(name, String(v));
-        }
-      }
+        text += `${name}: ${value}\r\n`;
+      });
       this.noBody = this.head || status === 204 || status === 304;
       if (!date) text += `date: ${httpDate()}\r\n`;
       this.headersSent = true;

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authn/types.ts';
 import type { IdentityHeaderNames, IdentityMode } from '../config/proxy.ts';
+import { HTTP_TOKEN } from './header-lines.ts';
 
 // `expect` too: this hop has answered it (Node's server sends the caller 100 Continue itself)
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'expect']);
@@ -108,8 +109,6 @@ export function downstreamPairs(raw: readonly string[]): string[] {
   return out;
 }
 
-// header values carry no CR/LF (Node refuses them); extra keys are restricted to token characters
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** Add the caller's identity in the route's form (one pair per group and per extra value). */
 export function addIdentity(out: string[], user: UserInfo, mode: IdentityMode, names: IdentityHeaderNames): void {
@@ -125,7 +124,7 @@ export function addIdentity(out: string[], user: UserInfo, mode: IdentityMode, n
   for (const key in extras) {
     // extra keys travel percent-encoded (the reference's convention), so any key survives as a header name
     const name = extra + encodeURIComponent(key).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-    if (!TOKEN.test(name)) continue;
+    if (!HTTP_TOKEN.test(name)) continue;
     for (const value of extras[key]) out.push(name, value);
   }
 }
