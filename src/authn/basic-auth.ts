@@ -44,7 +44,7 @@ export function basicCredentialsOf(header: string | undefined): { username: stri
 export function basicAuthenticator(entries: Map<string, PasswordEntry>): Authenticator {
   return {
     name: 'basic-auth',
-    async authenticate(req: AuthnRequest): Promise<UserInfo | null> {
+    authenticate(req: AuthnRequest): UserInfo | null {
       const creds = basicCredentialsOf(req.headers.authorization);
       if (creds === null) return null;
       const entry = entries.get(creds.username);

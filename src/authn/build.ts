@@ -2,7 +2,7 @@
 // the start with its name and line. Order follows the reference server (1.6): request-header proxy,
 // basic auth, client certificates, token file, then other token sources (service accounts, …).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Authenticator, UserInfo } from './types.ts';
+import type { Authenticator, Settled, UserInfo } from './types.ts';
 import { errors, type StatusError } from '../request/errors.ts';
 import { CertPool } from './cert-verify.ts';
 import { x509Authenticator } from './x509.ts';
@@ -17,7 +17,7 @@ import {
   type RequestHeaderNames,
 } from './request-header.ts';
 import { anonymousUser, withAuthenticatedGroup } from './anonymous.ts';
-import { runUnion } from './union.ts';
+import { runUnion, type UnionResult } from './union.ts';
 
 export interface RequestHeaderOptions {
   /** --requestheader-client-ca-file (required to enable the proxy authenticator). */
@@ -58,8 +58,9 @@ export interface BuiltAuthenticator {
    * The user for a request, or a StatusError 401 (reason Unauthorized, with WWW-Authenticate when
    * basic auth is on). Side effects on `req.headers` (and `req.headersDistinct`): the proxy headers
    * are always removed, and `authorization` is removed after a success.
+   * Settled at once (no promise) when every authenticator it runs answers at once.
    */
-  authenticate(req: ServerAuthnRequest): Promise<UserInfo>;
+  authenticate(req: ServerAuthnRequest): Settled<UserInfo>;
   /** Bearer authenticators for TokenReview (see reviewToken). */
   tokenAuthenticators: Authenticator[];
   /** The WWW-Authenticate value sent with 401s, when basic auth is configured. */
@@ -104,22 +105,29 @@ export async function buildAuthenticator(opts: AuthnOptions): Promise<BuiltAuthe
     stripProxyHeaders(headers, headersDistinct) {
       stripRequestHeaders(headers, proxyNames, headersDistinct);
     },
-    async authenticate(req: ServerAuthnRequest): Promise<UserInfo> {
-      let result;
-      try {
-        result = await runUnion(chain, req);
-      } finally {
-        stripRequestHeaders(req.headers, proxyNames, req.headersDistinct);
-      }
-      if (result.kind === 'error') throw unauthorized();
-      let user: UserInfo;
-      if (result.kind === 'user') user = withAuthenticatedGroup(result.user);
-      else if (anonymous) user = anonymousUser();
-      else throw unauthorized();
-      // The credential has done its job; nothing downstream should see it.
-      delete req.headers.authorization;
-      if (req.headersDistinct) delete req.headersDistinct.authorization;
-      return user;
+    authenticate(req: ServerAuthnRequest): Settled<UserInfo> {
+      // runUnion does not throw: each authenticator's failure is in its result
+      const result = runUnion(chain, req);
+      return result instanceof Promise
+        ? result.then((r) => userOf(r, req), (e: unknown) => {
+          stripRequestHeaders(req.headers, proxyNames, req.headersDistinct);
+          throw e;
+        })
+        : userOf(result, req);
     },
   };
+
+  /** The union's result as the request's user (or 401), the proxy headers and the credential gone from the request. */
+  function userOf(result: UnionResult, req: ServerAuthnRequest): UserInfo {
+    stripRequestHeaders(req.headers, proxyNames, req.headersDistinct);
+    if (result.kind === 'error') throw unauthorized();
+    let user: UserInfo;
+    if (result.kind === 'user') user = withAuthenticatedGroup(result.user);
+    else if (anonymous) user = anonymousUser();
+    else throw unauthorized();
+    // The credential has done its job; nothing downstream should see it.
+    delete req.headers.authorization;
+    if (req.headersDistinct) delete req.headersDistinct.authorization;
+    return user;
+  }
 }

@@ -117,7 +117,7 @@ export function requestHeaderAuthenticator(pool: CertPool, config: RequestHeader
   const allowed = new Set(config.allowedNames);
   return {
     name: 'request-header',
-    async authenticate(req: HeaderRequest): Promise<UserInfo | null> {
+    authenticate(req: HeaderRequest): UserInfo | null {
       try {
         if (req.peerCertificates.length === 0) return null;
         const { subject } = verifier.verify(req.peerCertificates);

@@ -25,7 +25,7 @@ export function parseTokenFile(text: string, path: string): Map<string, UserInfo
 export function tokenFileAuthenticator(users: Map<string, UserInfo>): TokenAuthenticator {
   return {
     name: 'token-file',
-    async authenticateToken(token: string): Promise<UserInfo | null> {
+    authenticateToken(token: string): UserInfo | null {
       const user = users.get(digest(token));
       return user ? { ...user, groups: [...user.groups] } : null;
     },

@@ -1,12 +1,12 @@
 // Token sources (static file now; service-account JWT, webhook, OIDC later) look at a bare token.
 // The bearer wrapper turns one into a request Authenticator, as the reference server does: one
 // bearer authenticator per token source, each in the union.
-import { AuthnError, type Authenticator, type AuthnRequest, type UserInfo } from './types.ts';
+import { AuthnError, type Authenticator, type AuthnRequest, type Settled, type UserInfo } from './types.ts';
 
 export interface TokenAuthenticator {
   readonly name: string;
   /** `null`: not a token this source knows; throw AuthnError for a token of its kind that is bad. */
-  authenticateToken(token: string): Promise<UserInfo | null>;
+  authenticateToken(token: string): Settled<UserInfo | null>;
 }
 
 /**
@@ -25,15 +25,20 @@ export function bearerTokenOf(header: string | undefined): string | null {
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 
+/** A bearer token no source knows is a bad credential, not an absent one. */
+function known(user: UserInfo | null): UserInfo {
+  if (user === null) throw new AuthnError(INVALID_BEARER_TOKEN);
+  return user;
+}
+
 export function bearerAuthenticator(source: TokenAuthenticator): Authenticator {
   return {
     name: `bearer:${source.name}`,
-    async authenticate(req: AuthnRequest): Promise<UserInfo | null> {
+    authenticate(req: AuthnRequest): Settled<UserInfo | null> {
       const token = bearerTokenOf(req.headers.authorization);
       if (token === null) return null;
-      const user = await source.authenticateToken(token);
-      if (user === null) throw new AuthnError(INVALID_BEARER_TOKEN);
-      return user;
+      const user = source.authenticateToken(token);
+      return user instanceof Promise ? user.then(known) : known(user);
     },
   };
 }

@@ -16,13 +16,18 @@ export interface AuthnRequest {
   peerCertificates: Buffer[];
 }
 
+/** A value now, or a promise of it: an authenticator that needs no I/O answers at once, so a request
+ * whose credential it settles costs no promise and no turn of the microtask queue. */
+export type Settled<T> = T | Promise<T>;
+
 /**
  * `null`: this authenticator has nothing to say (no credential of its kind).
- * `throw AuthnError`: a credential of its kind was presented and is bad (→ 401 even with anonymous on).
+ * `throw AuthnError` (or a rejected promise): a credential of its kind was presented and is bad (→ 401
+ * even with anonymous on).
  */
 export interface Authenticator {
   readonly name: string;
-  authenticate(req: AuthnRequest): Promise<UserInfo | null>;
+  authenticate(req: AuthnRequest): Settled<UserInfo | null>;
 }
 
 /** A TokenReview's answer (its `status`): what the token authenticators made of a token. */

@@ -1,23 +1,43 @@
 // The union: authenticators run in order; the first to return a user wins, even after earlier
 // errors. No user and at least one error → the errors (the caller answers 401, anonymous or not).
-import { AuthnError, type Authenticator, type AuthnRequest, type UserInfo } from './types.ts';
+// Authenticators that answer at once (token file, client certificate, …) are run without a promise;
+// from the first one that returns a promise on, the rest run after it.
+import { AuthnError, type Authenticator, type AuthnRequest, type Settled, type UserInfo } from './types.ts';
 
 export type UnionResult =
   | { kind: 'user'; user: UserInfo; by: string }
   | { kind: 'error'; errors: AuthnError[] }
   | { kind: 'none' };
 
-export async function runUnion(authenticators: readonly Authenticator[], req: AuthnRequest): Promise<UnionResult> {
-  const errors: AuthnError[] = [];
-  for (const a of authenticators) {
+// Anything thrown, not only AuthnError, denies: an authenticator that fails must not let the request
+// fall through to anonymous.
+const asAuthnError = (a: Authenticator, err: unknown): AuthnError =>
+  err instanceof AuthnError ? err : new AuthnError(`${a.name}: ${err instanceof Error ? err.message : String(err)}`);
+
+export function runUnion(authenticators: readonly Authenticator[], req: AuthnRequest): Settled<UnionResult> {
+  return runFrom(authenticators, req, 0, []);
+}
+
+function runFrom(authenticators: readonly Authenticator[], req: AuthnRequest, start: number, errors: AuthnError[]): Settled<UnionResult> {
+  for (let i = start; i < authenticators.length; i++) {
+    const a = authenticators[i];
+    let answer: Settled<UserInfo | null>;
     try {
-      const user = await a.authenticate(req);
-      if (user !== null) return { kind: 'user', user, by: a.name };
+      answer = a.authenticate(req);
     } catch (err) {
-      // Anything thrown, not only AuthnError, denies: an authenticator that fails must not let the
-      // request fall through to anonymous.
-      errors.push(err instanceof AuthnError ? err : new AuthnError(`${a.name}: ${err instanceof Error ? err.message : String(err)}`));
+      errors.push(asAuthnError(a, err));
+      continue;
     }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (user) => (user !== null ? { kind: 'user', user, by: a.name } : runFrom(authenticators, req, i + 1, errors)),
+        (err: unknown) => {
+          errors.push(asAuthnError(a, err));
+          return runFrom(authenticators, req, i + 1, errors);
+        },
+      );
+    }
+    if (answer !== null) return { kind: 'user', user: answer, by: a.name };
   }
   return errors.length > 0 ? { kind: 'error', errors } : { kind: 'none' };
 }

@@ -8,7 +8,7 @@ export function x509Authenticator(pool: CertPool): Authenticator {
   const verifier = new ChainVerifier(pool);
   return {
     name: 'x509',
-    async authenticate(req: AuthnRequest): Promise<UserInfo | null> {
+    authenticate(req: AuthnRequest): UserInfo | null {
       if (req.peerCertificates.length === 0) return null;
       const { subject } = verifier.verify(req.peerCertificates);
       if (subject.commonName === '') return null;

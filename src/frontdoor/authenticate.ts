@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import type { BuiltAuthenticator } from '../authn/build.ts';
-import type { UserInfo } from '../authn/types.ts';
+import type { Settled, UserInfo } from '../authn/types.ts';
 import { peerChainOf } from '../authn/tls.ts';
 
 /** What the front door needs of the authenticator union. */
@@ -19,7 +19,7 @@ export interface AuthenticatedRequest {
   readonly headersDistinct?: Record<string, string[] | undefined>;
 }
 
-export function authenticateRequest(authn: RequestAuthenticator, req: AuthenticatedRequest, proxyHeaders: boolean): Promise<UserInfo> {
+export function authenticateRequest(authn: RequestAuthenticator, req: AuthenticatedRequest, proxyHeaders: boolean): Settled<UserInfo> {
   return authn.authenticate({
     headers: req.headers,
     peerCertificates: peerChainOf(req.socket),

@@ -49,8 +49,9 @@ export async function startServer(pki: DevPkiFiles, opts: AuthnOptions): Promise
   const built = await buildAuthenticator(opts);
   const clientCaFiles = [opts.clientCaFile, opts.requestHeader?.clientCaFile].filter((f): f is string => !!f);
   const server = createServer(buildTlsServerOptions({ certFile: pki.servingCert, keyFile: pki.servingKey, clientCaFiles }), (req, res) => {
-    built
-      .authenticate({ headers: req.headers, peerCertificates: peerChainOf(req.socket), headersDistinct: req.headersDistinct })
+    // authenticate may settle at once, throwing its 401: a promise either way
+    Promise.resolve()
+      .then(() => built.authenticate({ headers: req.headers, peerCertificates: peerChainOf(req.socket), headersDistinct: req.headersDistinct }))
       .then((user) => {
         // What a later layer would still see of the headers authentication was meant to consume.
         const leftover = Object.keys(req.headers).filter((h) => h === 'authorization' || h.startsWith('x-remote-'));

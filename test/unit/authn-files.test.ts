@@ -63,8 +63,8 @@ test('password file: rows, groups column, last row wins, load errors', async (t)
   const req = (user: string, pass: string) => ({ headers: { authorization: `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` }, peerCertificates: [] });
   t.deepEqual(await auth.authenticate(req('alice', 'pw3')), { name: 'alice', uid: 'a2', groups: [] });
   t.deepEqual(await auth.authenticate(req('bob', 'pw2')), { name: 'bob', uid: 'b1', groups: ['x', 'y'] });
-  await t.throwsAsync(auth.authenticate(req('alice', 'pw1')), { instanceOf: AuthnError, message: 'invalid username/password combination' });
-  await t.throwsAsync(auth.authenticate(req('carol', 'pw1')), { instanceOf: AuthnError, message: 'invalid username/password combination' });
+  await t.throwsAsync(async () => auth.authenticate(req('alice', 'pw1')), { instanceOf: AuthnError, message: 'invalid username/password combination' });
+  await t.throwsAsync(async () => auth.authenticate(req('carol', 'pw1')), { instanceOf: AuthnError, message: 'invalid username/password combination' });
   t.is(await auth.authenticate({ headers: { authorization: 'Bearer x' }, peerCertificates: [] }), null);
   t.is(await auth.authenticate({ headers: {}, peerCertificates: [] }), null);
   const e = t.throws(() => parsePasswordFile('pw,user\n', '/p.csv'), { instanceOf: AuthnConfigError });

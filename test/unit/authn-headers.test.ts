@@ -33,7 +33,7 @@ test('bearer authenticator: backend not called without a bearer token; rejected 
   }
   t.deepEqual(seen, []);
   t.deepEqual(await a.authenticate({ headers: { authorization: 'Bearer good' }, peerCertificates: [] }), { name: 'u', groups: [] });
-  await t.throwsAsync(a.authenticate({ headers: { authorization: 'Bearer bad' }, peerCertificates: [] }), { instanceOf: AuthnError, message: 'invalid bearer token' });
+  await t.throwsAsync(async () => a.authenticate({ headers: { authorization: 'Bearer bad' }, peerCertificates: [] }), { instanceOf: AuthnError, message: 'invalid bearer token' });
   t.deepEqual(seen, ['good', 'bad']);
 });
 

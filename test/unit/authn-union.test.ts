@@ -40,6 +40,37 @@ test('union: first success wins even after errors; errors without success; nothi
   t.deepEqual(await runUnion([], req()), { kind: 'none' });
 });
 
+// the same outcomes, answered at once (no promise), as the token file and client certificates answer
+const now = (name: string, outcome: 'user' | 'null' | 'error' | 'crash'): Authenticator => ({
+  name,
+  authenticate() {
+    if (outcome === 'user') return { name, groups: [] };
+    if (outcome === 'error') throw new AuthnError(`${name} says no`);
+    if (outcome === 'crash') throw new TypeError('boom');
+    return null;
+  },
+});
+
+test('union: authenticators that answer at once settle it at once; a promise among them, after it, in order', async (t) => {
+  const sync = runUnion([now('a', 'error'), now('b', 'null'), now('c', 'user')], req());
+  t.false(sync instanceof Promise);
+  t.like(sync, { kind: 'user', by: 'c' });
+  const none = runUnion([now('a', 'crash'), now('b', 'null')], req());
+  t.false(none instanceof Promise);
+  t.deepEqual(none.kind === 'error' ? none.errors.map((x) => x.message) : [], ['a: boom']);
+  // an async one in the middle: its verdict and the later ones' come in order, errors kept
+  const mixed = runUnion([now('a', 'error'), fixed('b', 'error'), now('c', 'null'), now('d', 'user'), fixed('e', 'user')], req());
+  t.true(mixed instanceof Promise);
+  t.like(await mixed, { kind: 'user', by: 'd' });
+  const failed = await runUnion([now('a', 'error'), fixed('b', 'crash'), now('c', 'error')], req());
+  t.deepEqual(failed.kind === 'error' ? failed.errors.map((x) => x.message) : [], ['a says no', 'b: boom', 'c says no']);
+  // the built authenticator over the token file answers at once too, and its 401 is thrown at once
+  const built = await buildAuthenticator({ tokenAuthFile: tokens });
+  const user = built.authenticate(req('Bearer tok-b'));
+  t.false(user instanceof Promise);
+  t.throws(() => built.authenticate(req('Bearer nope')), { instanceOf: StatusError, message: 'Unauthorized' });
+});
+
 test('system:authenticated is added once, never to anonymous', (t) => {
   t.deepEqual(withAuthenticatedGroup({ name: 'u', groups: ['g'] }).groups, ['g', 'system:authenticated']);
   t.deepEqual(withAuthenticatedGroup({ name: 'u', groups: ['system:authenticated', 'g'] }).groups, ['system:authenticated', 'g']);
@@ -59,7 +90,7 @@ test('built: token user, with system:authenticated not duplicated; Authorization
 test('built: anonymous on by default; invalid bearer token is 401 even so', async (t) => {
   const a = await buildAuthenticator({ tokenAuthFile: tokens });
   t.deepEqual(await a.authenticate(req()), { name: 'system:anonymous', groups: ['system:unauthenticated'] });
-  const err = await t.throwsAsync(a.authenticate(req('Bearer nope')), { instanceOf: StatusError });
+  const err = await t.throwsAsync(async () => a.authenticate(req('Bearer nope')), { instanceOf: StatusError });
   t.is(err?.code, 401);
   t.deepEqual(err?.toStatus(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
   t.deepEqual(err?.headers, {});
@@ -67,20 +98,20 @@ test('built: anonymous on by default; invalid bearer token is 401 even so', asyn
 
 test('built: anonymous off → 401 for nothing; no authenticators + anonymous → everyone anonymous', async (t) => {
   const off = await buildAuthenticator({ tokenAuthFile: tokens, anonymousAuth: false });
-  await t.throwsAsync(off.authenticate(req()), { instanceOf: StatusError, message: 'Unauthorized' });
+  await t.throwsAsync(async () => off.authenticate(req()), { instanceOf: StatusError, message: 'Unauthorized' });
   const none = await buildAuthenticator({});
   t.is((await none.authenticate(req('Bearer anything'))).name, 'system:anonymous');
   const nobody = await buildAuthenticator({ anonymousAuth: false });
-  await t.throwsAsync(nobody.authenticate(req()), { instanceOf: StatusError });
+  await t.throwsAsync(async () => nobody.authenticate(req()), { instanceOf: StatusError });
 });
 
 test('built: basic auth on → challenge on every 401', async (t) => {
   const a = await buildAuthenticator({ basicAuthFile: passwords, tokenAuthFile: tokens });
   t.is(a.challenge, 'Basic realm="platform-master"');
   const bad = `Basic ${Buffer.from('carol:wrong').toString('base64')}`;
-  const e1 = await t.throwsAsync(a.authenticate(req(bad)), { instanceOf: StatusError });
+  const e1 = await t.throwsAsync(async () => a.authenticate(req(bad)), { instanceOf: StatusError });
   t.deepEqual(e1?.headers, { 'WWW-Authenticate': 'Basic realm="platform-master"' });
-  const e2 = await t.throwsAsync(a.authenticate(req('Bearer nope')), { instanceOf: StatusError });
+  const e2 = await t.throwsAsync(async () => a.authenticate(req('Bearer nope')), { instanceOf: StatusError });
   t.deepEqual(e2?.headers, { 'WWW-Authenticate': 'Basic realm="platform-master"' });
   const ok = await a.authenticate(req(`Basic ${Buffer.from('carol:pw').toString('base64')}`));
   t.deepEqual(ok, { name: 'carol', uid: 'uid-c', groups: ['system:authenticated'] });
@@ -92,7 +123,7 @@ test('built: proxy headers stripped on every request, even with the proxy off', 
   t.is((await a.authenticate(r)).name, 'bob');
   t.deepEqual(r.headers, {});
   const bad = req('Bearer nope', { 'x-remote-user': 'admin' });
-  await t.throwsAsync(a.authenticate(bad));
+  await t.throwsAsync(async () => a.authenticate(bad));
   t.deepEqual(bad.headers, { authorization: 'Bearer nope' }, 'a failed credential is left for nobody but the headers are gone');
 });
 
