@@ -8,7 +8,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { eachHeaderLine, HTTP_TOKEN } from './header-lines.ts';
+import { checkHeaderLine, eachHeaderLine, HTTP_TOKEN } from './header-lines.ts';
 import { HTTPParser, feedParser, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** Where the connections go. */
@@ -17,12 +17,19 @@ export type Endpoint =
   | { kind: 'tls'; host: string; port: number; servername?: string; ca?: Buffer; cert?: Buffer; key?: Buffer }
   | { kind: 'unix'; path: string };
 
+/** What the proxy can do to one exchange under way (one object per exchange: no callback to allocate). */
+export interface ExchangeControl {
+  /** Destroys the exchange's connection; nothing is called after it. Does nothing once the exchange is over. */
+  abort(reason?: Error): void;
+  /** Restarts reading a body paused by onData's false. */
+  resume(): void;
+}
+
 /** What the proxy hears of one exchange; no call follows onComplete or onError, nor any after abort. */
 export interface ExchangeHandler {
-  /** `abort` destroys the exchange's connection; nothing is called after it. */
-  onConnect(abort: (reason?: Error) => void): void;
-  /** The final answer's status and headers (flat name, value pairs, as received); `resume` restarts a paused body. */
-  onHeaders(status: number, rawHeaders: readonly string[], resume: () => void): void;
+  onConnect(control: ExchangeControl): void;
+  /** The final answer's status and headers (flat name, value pairs, as received). */
+  onHeaders(status: number, rawHeaders: readonly string[]): void;
   /** A piece of the body; false: stop reading until `resume`. */
   onData(chunk: Buffer): boolean;
   onComplete(): void;
@@ -70,22 +77,23 @@ function head(req: OutboundRequest, host: string, chunked: boolean): string {
   if (!HTTP_TOKEN.test(req.method)) throw new Error('invalid method');
   if (BAD_TARGET.test(req.path) || req.path.length === 0) throw new Error('invalid request target');
   let out = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${host}\r\n`;
-  eachHeaderLine(req.headers, (name, value) => {
-    if (!FRAMING.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
-  });
+  const h = req.headers;
+  if (Array.isArray(h)) {
+    // pairs (the proxy's own): a plain loop, no callback per line
+    const pairs = h as readonly string[];
+    for (let i = 0; i + 1 < pairs.length; i += 2) {
+      const name = pairs[i];
+      const value = pairs[i + 1];
+      checkHeaderLine(name, value);
+      if (!FRAMING.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
+    }
+  } else {
+    eachHeaderLine(h, (name, value) => {
+      if (!FRAMING.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
+    });
+  }
   if (req.body) out += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${req.contentLength}\r\n`;
   return `${out}connection: keep-alive\r\n\r\n`;
-}
-
-interface Exchange {
-  handler: ExchangeHandler;
-  skipBody: boolean;
-  /** The final answer's headers arrived. */
-  answered: boolean;
-  keepAlive: boolean;
-  /** The request, body included, is written. */
-  sent: boolean;
-  done: boolean;
 }
 
 export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1ClientOptions): H1Client {
@@ -93,6 +101,34 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
   const waiting: Array<[OutboundRequest, ExchangeHandler]> = [];
   let open = 0;
   let closed = false;
+
+  class Exchange implements ExchangeControl {
+    /** The final answer's headers arrived. */
+    answered = false;
+    keepAlive = false;
+    /** The request, body included, is written. */
+    sent = false;
+    done = false;
+
+    constructor(
+      readonly conn: Conn,
+      readonly handler: ExchangeHandler,
+      readonly skipBody: boolean,
+    ) {}
+
+    abort(): void {
+      if (this.done) return;
+      this.done = true;
+      const c = this.conn;
+      if (c.ex === this) c.ex = undefined;
+      c.destroy();
+    }
+
+    resume(): void {
+      // a later exchange on the connection reads from the start on its own
+      if (this.conn.ex === this) this.conn.resumeReading();
+    }
+  }
 
   class Conn {
     readonly socket: net.Socket;
@@ -155,14 +191,16 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       ex.answered = true;
       ex.keepAlive = keepAlive;
       try {
-        ex.handler.onHeaders(status, headers, () => {
-          this.paused = false;
-          if (!this.dead) this.feed?.resume();
-        });
+        ex.handler.onHeaders(status, headers);
       } catch (e) {
         this.fail(e as Error);
       }
       return ex.skipBody ? 1 : 0;
+    }
+
+    resumeReading(): void {
+      this.paused = false;
+      if (!this.dead) this.feed?.resume();
     }
 
     private onBody(b: Buffer): void {
@@ -200,14 +238,9 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
     }
 
     send(req: OutboundRequest, handler: ExchangeHandler): void {
-      const ex: Exchange = { handler, skipBody: req.method === 'HEAD', answered: false, keepAlive: false, sent: false, done: false };
+      const ex = new Exchange(this, handler, req.method === 'HEAD');
       this.ex = ex;
-      handler.onConnect(() => {
-        if (ex.done) return;
-        ex.done = true;
-        if (this.ex === ex) this.ex = undefined;
-        this.destroy();
-      });
+      handler.onConnect(ex);
       if (ex.done) return;
       const chunked = req.body !== null && req.contentLength === undefined;
       let text: string;

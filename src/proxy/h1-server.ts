@@ -10,7 +10,7 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
-import { eachHeaderLine } from './header-lines.ts';
+import { checkHeaderLine, eachHeaderLine } from './header-lines.ts';
 import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
 /** One request as the proxy reads it (the subset of node:http's IncomingMessage it uses). */
@@ -102,6 +102,39 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     }
   }
 
+  /** A request as read (a class: an object literal with getters costs a runtime call per request). */
+  class Request implements InboundRequest {
+    private distinct: Record<string, string[]> | undefined;
+    constructor(
+      readonly method: string,
+      readonly url: string,
+      readonly httpVersion: string,
+      readonly headers: IncomingHttpHeaders,
+      private readonly pairs: readonly string[],
+      private readonly conn: Connection,
+      readonly body: Readable | null,
+      readonly contentLength: number | undefined,
+    ) {}
+
+    get socket(): Socket {
+      return this.conn.socket;
+    }
+
+    get headersDistinct(): Record<string, string[]> {
+      if (!this.distinct) {
+        const d = Object.create(null) as Record<string, string[]>;
+        const pairs = this.pairs;
+        for (let i = 0; i + 1 < pairs.length; i += 2) (d[pairs[i].toLowerCase()] ??= []).push(pairs[i + 1]);
+        this.distinct = d;
+      }
+      return this.distinct;
+    }
+
+    get destroyed(): boolean {
+      return this.conn.dead;
+    }
+  }
+
   class ReplyImpl implements Reply {
     headersSent = false;
     writableFinished = false;
@@ -111,8 +144,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     /** The status line and headers until the framing is chosen (at the first write or end). */
     private headText: string | undefined;
     private lengthGiven = false;
-    private drainWaiters: Array<() => void> = [];
-    private abortWaiters: Array<() => void> = [];
+    // most answers never wait: the lists are made when first needed
+    private drainWaiters: Array<() => void> | undefined;
+    private abortWaiters: Array<() => void> | undefined;
 
     constructor(
       private readonly conn: Connection,
@@ -129,19 +163,28 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     writeHead(status: number, headers: OutgoingHttpHeaders | readonly string[]): void {
       if (this.headersSent) throw new Error('headers already sent');
       if (!Number.isInteger(status) || status < 200 || status > 999) throw new Error(`invalid status ${status}`);
-      let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
-      let date = false;
-      eachHeaderLine(headers, (name, value) => {
-        const lower = name.toLowerCase();
-        if (OURS.has(lower)) return;
-        if (lower === 'content-length') this.lengthGiven = true;
-        else if (lower === 'date') date = true;
-        text += `${name}: ${value}\r\n`;
-      });
+      this.headText = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;
+      this.dateGiven = false;
+      if (Array.isArray(headers)) {
+        // pairs (the upstream's answer): a plain loop, no callback per line
+        const pairs = headers as readonly string[];
+        for (let i = 0; i + 1 < pairs.length; i += 2) this.headLine(pairs[i], pairs[i + 1]);
+      } else eachHeaderLine(headers, (name, value) => this.headLine(name, value));
       this.noBody = this.head || status === 204 || status === 304;
-      if (!date) text += `date: ${httpDate()}\r\n`;
+      if (!this.dateGiven) this.headText += `date: ${httpDate()}\r\n`;
       this.headersSent = true;
-      this.headText = text;
+    }
+
+    private dateGiven = false;
+
+    /** One of the handler's header lines, checked; the framing headers are this layer's. */
+    private headLine(name: string, value: string): void {
+      checkHeaderLine(name, value);
+      const lower = name.toLowerCase();
+      if (OURS.has(lower)) return;
+      if (lower === 'content-length') this.lengthGiven = true;
+      else if (lower === 'date') this.dateGiven = true;
+      this.headText += `${name}: ${value}\r\n`;
     }
 
     /**
@@ -190,11 +233,11 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     }
 
     onDrain(cb: () => void): void {
-      this.drainWaiters.push(cb);
+      (this.drainWaiters ??= []).push(cb);
     }
 
     onAbort(cb: () => void): void {
-      this.abortWaiters.push(cb);
+      (this.abortWaiters ??= []).push(cb);
     }
 
     /** The output held so far, handed to the connection (this answer is first in line). */
@@ -206,14 +249,15 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
 
     drained(): void {
       const w = this.drainWaiters;
-      this.drainWaiters = [];
+      if (!w) return;
+      this.drainWaiters = undefined;
       for (const cb of w) cb();
     }
 
     aborted(): void {
-      if (this.writableFinished) return;
       const w = this.abortWaiters;
-      this.abortWaiters = [];
+      if (this.writableFinished || !w) return;
+      this.abortWaiters = undefined;
       for (const cb of w) {
         try {
           cb();
@@ -229,8 +273,14 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     /** Answers in request order; only the first writes to the socket. */
     readonly replies: ReplyImpl[] = [];
     dead = false;
-    /** When the current request's first byte came (or the connection opened); 0: none under way. */
+    /**
+     * Since when a request's headers have been awaited: the connection's opening, or the first read
+     * that brought part of a head (set in afterParse: a message-begin callback from the parser would
+     * cost a call into JavaScript per request); 0: none under way.
+     */
     headersSince: number;
+    /** A message ended in the piece being parsed (its bytes were a body's end, not a new head's start). */
+    private completedInPiece = false;
     idleSince = 0;
     /** No more requests are read (the last one said close, or the connection was handed over). */
     done = false;
@@ -247,7 +297,6 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       this.headersSince = Date.now();
       const p = this.parser;
       p.initialize(HTTPParser.REQUEST, {}, 0, HTTPParser.kLenientNone);
-      p[HTTPParser.kOnMessageBegin] = () => { this.headersSince = Date.now(); };
       p[HTTPParser.kOnHeaders] = (h: string[], url: string) => {
         this.pairs.push(...h);
         this.url += url;
@@ -257,6 +306,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         if (this.body && !this.body.push(b)) this.pauseFor('body');
       };
       p[HTTPParser.kOnMessageComplete] = () => {
+        this.completedInPiece = true;
         this.body?.push(null);
         this.body = null;
         // nothing after a request that closes the connection is read (its body was)
@@ -286,7 +336,12 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private afterParse(r: number | Error, chunk: Buffer | undefined): void {
       if (this.dead) return;
       const parsed = this.parsed;
-      this.parsed = [];
+      if (parsed.length > 0) this.parsed = [];
+      else if (!this.completedInPiece && this.body === null && this.headersSince === 0 && typeof r === 'number' && r > 0) {
+        // bytes that neither completed a head nor belonged to a body: a head has begun
+        this.headersSince = Date.now();
+      }
+      this.completedInPiece = false;
       if (r instanceof Error) {
         // llhttp checks some framing (a length beside chunked) only after the headers' callback: a
         // request read in this piece is not handed on when the piece turns out not to parse
@@ -328,29 +383,11 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       if (pairs.length > 2 * MAX_HEADER_PAIRS) { this.refuse(431); return 0; }
       const headers = headersOf(pairs);
       const name = methods[method ?? -1] ?? '';
-      let distinct: Record<string, string[]> | undefined;
       const te = headers['transfer-encoding'];
       const cl = headers['content-length'];
       const hasBody = te !== undefined || cl !== undefined;
       const body = hasBody && !upgrade ? new Body(this) : null;
-      const conn = this;
-      const req: InboundRequest = {
-        method: name,
-        url: target,
-        httpVersion: `${maj}.${min}`,
-        headers,
-        get headersDistinct() {
-          if (!distinct) {
-            distinct = Object.create(null) as Record<string, string[]>;
-            for (let i = 0; i + 1 < pairs.length; i += 2) (distinct[pairs[i].toLowerCase()] ??= []).push(pairs[i + 1]);
-          }
-          return distinct;
-        },
-        socket: this.socket,
-        body,
-        contentLength: te === undefined && cl !== undefined ? Number(cl) : undefined,
-        get destroyed() { return conn.dead; },
-      };
+      const req = new Request(name, target, `${maj}.${min}`, headers, pairs, this, body, te === undefined && cl !== undefined ? Number(cl) : undefined);
       if (upgrade) {
         // CONNECT is not proxied; any other upgrade is the handler's, with the socket
         if (name === 'CONNECT') { this.refuse(405); return 0; }

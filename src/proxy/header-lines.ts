@@ -6,14 +6,19 @@ import type { OutgoingHttpHeaders } from 'node:http';
 export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
+/** Throws unless `name: value` is one well-formed header line (for loops over pairs on the hot path). */
+export function checkHeaderLine(name: string, value: string): void {
+  if (!HTTP_TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
+  if (BAD_VALUE.test(value)) throw new Error(`invalid value for header ${name}`);
+}
+
 /**
  * Calls `line` with each header line, from an object (lists as repeated lines) or from name, value
  * pairs as received; throws on a name that is not a token or a value that would break the line.
  */
 export function eachHeaderLine(headers: OutgoingHttpHeaders | readonly string[], line: (name: string, value: string) => void): void {
   const one = (name: string, value: string): void => {
-    if (!HTTP_TOKEN.test(name)) throw new Error(`invalid header name ${JSON.stringify(name.slice(0, 64))}`);
-    if (BAD_VALUE.test(value)) throw new Error(`invalid value for header ${name}`);
+    checkHeaderLine(name, value);
     line(name, value);
   };
   if (Array.isArray(headers)) {

@@ -4,9 +4,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientHttp2Stream } from 'node:http2';
 import type { Duplex, Readable } from 'node:stream';
-import type { UserInfo } from '../authn/types.ts';
+import type { Settled, UserInfo } from '../authn/types.ts';
 import { randomUUID } from 'node:crypto';
-import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
+import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
 import type { ProxyConfig, RouteSpec } from '../config/proxy.ts';
 import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/authenticate.ts';
 import { denial } from '../frontdoor/authorize.ts';
@@ -15,8 +15,8 @@ import { errors, StatusError } from '../request/errors.ts';
 import { inTurnBatch } from '../request/write-batch.ts';
 import { addIdentity, downstreamHeaders, downstreamPairs, identityStrip, pairsToHeaders, upstreamPairs } from './headers.ts';
 import { cleanTarget } from './path.ts';
-import { attributesOf, hostOf, routeMatcher, type RouteMatcher } from './routes.ts';
-import type { ExchangeHandler } from './h1-client.ts';
+import { attributesOf, hostOf, routeMatcher, type CheckInput, type RouteMatcher } from './routes.ts';
+import type { ExchangeControl, ExchangeHandler } from './h1-client.ts';
 import type { InboundRequest, Reply } from './h1-server.ts';
 import { openUpstream, type Upstream } from './upstream.ts';
 
@@ -77,6 +77,64 @@ function isStaleConnection(e: Error): boolean {
   return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
+/**
+ * The answer's body to the caller, with back-pressure from the caller's socket (the source's
+ * `resume` restarts it once a write that reported a full buffer has drained). What arrives in one
+ * turn of the event loop is written with the turn's other answers (write-batch.ts): a whole small
+ * answer as one end(), a longer or streaming one as its first chunks, then chunk by chunk as they come.
+ */
+class BodyWriter {
+  private held: Buffer[] | null = [];
+  private ended = false;
+  private scheduled = false;
+
+  constructor(
+    private readonly res: Reply,
+    private readonly source: { resume(): void },
+  ) {}
+
+  data(c: Buffer): boolean {
+    if (!this.held) return this.send(c);
+    this.held.push(c);
+    this.hold();
+    return true;
+  }
+
+  end(): void {
+    if (!this.held) {
+      this.res.end();
+      return;
+    }
+    this.ended = true;
+    this.hold();
+  }
+
+  private send(c: Buffer): boolean {
+    if (this.res.write(c)) return true;
+    this.res.onDrain(() => this.source.resume());
+    return false;
+  }
+
+  private hold(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    inTurnBatch(() => {
+      try {
+        this.release();
+      } catch {
+        this.res.destroy();
+      }
+    });
+  }
+
+  private release(): void {
+    const chunks = this.held!;
+    this.held = null;
+    if (this.ended) this.res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    else for (const c of chunks) this.send(c);
+  }
+}
+
 export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   const { config, authenticator, authorizer, proxyHeaders } = deps;
   const log = deps.log ?? (() => {});
@@ -98,7 +156,12 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     reason: string;
   }
 
-  async function admit(req: InboundRequest, rec: DecisionRecord): Promise<Admitted> {
+  /**
+   * The route, the user and every check's decision; a StatusError thrown (or the promise rejected)
+   * for the answer that refuses. Settled at once when authentication and the decisions are (a token
+   * file, compiled policies, cached decisions): no promise and no microtask turn per request then.
+   */
+  function admit(req: InboundRequest, rec: DecisionRecord): Settled<Admitted> {
     const t = cleanTarget(req.url);
     if (t instanceof StatusError) { rec.reason = t.message; throw t; }
     rec.path = t.path;
@@ -110,40 +173,61 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       rec.route = route.name;
       const target = t.query ? `${t.rawPath}?${t.query}` : t.rawPath;
       if (route.ignore) { rec.reason = 'ignore route: no authentication, no authorization'; return { route, upstream, target }; }
-      let user: UserInfo;
-      try {
-        user = await authenticateRequest(authenticator, req, proxyHeaders);
-      } catch (e) {
+      const refused = (e: unknown): never => {
         rec.reason = asStatus(e).message;
         throw e;
+      };
+      let user: Settled<UserInfo>;
+      try {
+        user = authenticateRequest(authenticator, req, proxyHeaders);
+      } catch (e) {
+        return refused(e);
       }
-      rec.user = user;
+      const admitted: Admitted = { route, upstream, target };
       const input = { method: req.method ?? 'GET', path: t.path, rest, query: t.query, headers: req.headers };
-      // every check must pass; the first denial answers
-      const reasons: string[] = [];
-      for (const check of route.checks) {
-        const attrs = attributesOf(check, input);
-        if (attrs instanceof StatusError) { rec.reason = attrs.message; throw attrs; }
-        rec.checks.push(attrs);
-        const d = await authorizer.authorize(user, attrs);
-        if (!d.allowed) {
-          const hint = d.error ? undefined : deps.explain?.(attrs);
-          const err = denial(user, attrs, [d.reason, hint].filter(Boolean).join('; '), d.error);
-          rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
-          throw err;
-        }
-        reasons.push(d.reason);
-      }
-      rec.reason = reasons.filter(Boolean).join('; ') || 'allowed';
-      return { route, upstream, target, user };
+      if (user instanceof Promise) return user.then((u) => authorized(admitted, u, input, rec), refused);
+      return authorized(admitted, user, input, rec);
     }
     // the routes are an allow-list
     rec.reason = 'no route';
     throw errors.notFound({ group: '', resource: '' }, t.path);
   }
 
+  /** Every check of the route, in order; the first denial answers. */
+  function authorized(a: Admitted, user: UserInfo, input: CheckInput, rec: DecisionRecord, from = 0, reasons: string[] = []): Settled<Admitted> {
+    a.user = user;
+    rec.user = user;
+    const checks = a.route.checks;
+    for (let i = from; i < checks.length; i++) {
+      const attrs = attributesOf(checks[i], input);
+      if (attrs instanceof StatusError) { rec.reason = attrs.message; throw attrs; }
+      rec.checks.push(attrs);
+      const d = authorizer.authorize(user, attrs);
+      if (d instanceof Promise) {
+        return d.then((decided) => {
+          judge(user, attrs, decided, rec, reasons);
+          return authorized(a, user, input, rec, i + 1, reasons);
+        });
+      }
+      judge(user, attrs, d, rec, reasons);
+    }
+    rec.reason = reasons.filter(Boolean).join('; ') || 'allowed';
+    return a;
+  }
+
+  /** One check's decision: a denial (or an authorizer's failure) throws the 403 (or 500). */
+  function judge(user: UserInfo, attrs: AuthzAttributes, d: Decision, rec: DecisionRecord, reasons: string[]): void {
+    if (!d.allowed) {
+      const hint = d.error ? undefined : deps.explain?.(attrs);
+      const err = denial(user, attrs, [d.reason, hint].filter(Boolean).join('; '), d.error);
+      rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
+      throw err;
+    }
+    reasons.push(d.reason);
+  }
+
   /** admit, and the decision's log line when there is a log. */
-  function decide(req: InboundRequest): Promise<Admitted> {
+  function decide(req: InboundRequest): Settled<Admitted> {
     const dl = deps.decisionLog;
     const rec: DecisionRecord = { route: '', path: '', checks: [], reason: '' };
     if (!dl) return admit(req, rec);
@@ -162,7 +246,28 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
         metrics: { timer_decision_ns: Number(process.hrtime.bigint() - start) },
       });
     };
-    return admit(req, rec).then((a) => { write(200); return a; }, (e: unknown) => { write(asStatus(e).code); throw e; });
+    const logged = (a: Admitted): Admitted => { write(200); return a; };
+    const refused = (e: unknown): never => { write(asStatus(e).code); throw e; };
+    let a: Settled<Admitted>;
+    try {
+      a = admit(req, rec);
+    } catch (e) {
+      return refused(e);
+    }
+    return a instanceof Promise ? a.then(logged, refused) : logged(a);
+  }
+
+  /** decide, then `go` with the admission or `refuse` with the error, synchronously when decide settled at once. */
+  function decided(req: InboundRequest, go: (a: Admitted) => void, refuse: (e: unknown) => void): void {
+    let a: Settled<Admitted>;
+    try {
+      a = decide(req);
+    } catch (e) {
+      refuse(e);
+      return;
+    }
+    if (a instanceof Promise) a.then(go, refuse);
+    else go(a);
   }
 
   /** The request's headers for the upstream, as name, value pairs (its Host is the upstream's, set by the client). */
@@ -191,7 +296,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function handle(req: InboundRequest, res: Reply): void {
-    decide(req).then((a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
+    decided(req, (a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
       // the body is not read: drain it so the connection can be reused
       req.body?.resume();
       fail(res, req, e);
@@ -205,59 +310,9 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   const upstreamFailed = (a: Admitted, e: Error): StatusError =>
     Object.assign(new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} failed`), { logDetail: { id: a.route.name, detail: e.message } });
 
-  /**
-   * The answer's body to the caller, with back-pressure from the caller's socket (`resume` restarts
-   * the source once a write that reported a full buffer has drained). What arrives in one turn of the
-   * event loop is written with the turn's other answers (write-batch.ts): a whole small answer as one
-   * end(), a longer or streaming one as its first chunks, then chunk by chunk as they come.
-   */
-  function bodyWriter(res: Reply, resume: () => void): { data(c: Buffer): boolean; end(): void } {
-    let held: Buffer[] | null = [];
-    let ended = false;
-    let scheduled = false;
-    const send = (c: Buffer): boolean => {
-      if (res.write(c)) return true;
-      res.onDrain(resume);
-      return false;
-    };
-    const release = (): void => {
-      const chunks = held!;
-      held = null;
-      if (ended) res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-      else for (const c of chunks) send(c);
-    };
-    const hold = (): void => {
-      if (scheduled) return;
-      scheduled = true;
-      inTurnBatch(() => {
-        try {
-          release();
-        } catch {
-          res.destroy();
-        }
-      });
-    };
-    return {
-      data(c) {
-        if (!held) return send(c);
-        held.push(c);
-        hold();
-        return true;
-      },
-      end() {
-        if (!held) {
-          res.end();
-          return;
-        }
-        ended = true;
-        hold();
-      },
-    };
-  }
-
   /** A stream's body to the caller (an h2c upstream's answer): by hand rather than pipe(), without pipe's five listeners per request. */
   function relay(ur: Readable, res: Reply): void {
-    const body = bodyWriter(res, () => ur.resume());
+    const body = new BodyWriter(res, { resume: () => ur.resume() });
     ur.on('data', (c: Buffer) => { if (!body.data(c)) ur.pause(); });
     ur.on('end', () => body.end());
     ur.on('error', () => res.destroy());
@@ -307,48 +362,74 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   /**
-   * Through the upstream's connection pool (h1-client.ts): the same relay as node:http's (the answer's chunks of one
-   * turn written with the turn's other answers, back-pressure from the caller's socket), the same
-   * one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
+   * Through the upstream's connection pool (h1-client.ts): the answer relayed by a BodyWriter (the
+   * chunks of one turn written with the turn's other answers, back-pressure from the caller's socket),
+   * and one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
    */
   function forwardPooled(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
     const { client, base } = a.upstream.pool!;
     const method = req.method ?? 'GET';
-    let abortUpstream: ((reason?: Error) => void) | undefined;
-    let aborted = false;
-    let answered = false;
-    let resumeUpstream: (() => void) | undefined;
-    const body = bodyWriter(res, () => resumeUpstream?.());
-    // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
-    const onClose = (): void => {
-      if (res.writableFinished) return;
-      aborted = true;
-      abortUpstream?.(new Error('the caller closed the connection'));
-    };
-    res.onAbort(onClose);
-    const handler: ExchangeHandler = {
-      onConnect: (abort) => {
-        abortUpstream = abort;
-        if (aborted) abort(new Error('the caller closed the connection'));
-      },
-      onHeaders: (status, raw, resume) => {
-        answered = true;
-        resumeUpstream = resume;
-        res.writeHead(status, downstreamPairs(raw));
-      },
-      onData: (chunk) => body.data(chunk),
-      onComplete: () => body.end(),
-      onError: (e) => {
-        if (aborted) return;
-        if (answered) { res.destroy(); return; }
-        if (mayRetry && isStaleConnection(e) && RETRYABLE.has(method) && !req.body) {
-          forwardPooled(req, res, a, headers, false);
-          return;
-        }
-        fail(res, req, upstreamFailed(a, e));
-      },
-    };
-    client.dispatch({ method, path: base + a.target, headers, body: req.body, contentLength: req.contentLength }, handler);
+    client.dispatch({ method, path: base + a.target, headers, body: req.body, contentLength: req.contentLength }, new PooledExchange(req, res, a, headers, mayRetry));
+  }
+
+  /** One proxied exchange through the pool: one object per request rather than a closure per event. */
+  class PooledExchange implements ExchangeHandler {
+    private control: ExchangeControl | undefined;
+    private aborted = false;
+    private answered = false;
+    private readonly body: BodyWriter;
+
+    constructor(
+      private readonly req: InboundRequest,
+      private readonly res: Reply,
+      private readonly a: Admitted,
+      private readonly headers: readonly string[],
+      private readonly mayRetry: boolean,
+    ) {
+      this.body = new BodyWriter(res, this);
+      // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
+      res.onAbort(() => this.callerGone());
+    }
+
+    private callerGone(): void {
+      if (this.res.writableFinished) return;
+      this.aborted = true;
+      this.control?.abort(new Error('the caller closed the connection'));
+    }
+
+    /** The caller's socket drained: read on from the upstream. */
+    resume(): void {
+      this.control?.resume();
+    }
+
+    onConnect(control: ExchangeControl): void {
+      this.control = control;
+      if (this.aborted) control.abort(new Error('the caller closed the connection'));
+    }
+
+    onHeaders(status: number, raw: readonly string[]): void {
+      this.answered = true;
+      this.res.writeHead(status, downstreamPairs(raw));
+    }
+
+    onData(chunk: Buffer): boolean {
+      return this.body.data(chunk);
+    }
+
+    onComplete(): void {
+      this.body.end();
+    }
+
+    onError(e: Error): void {
+      if (this.aborted) return;
+      const { req, res, a } = this;
+      if (this.answered) { res.destroy(); return; }
+      if (this.mayRetry && isStaleConnection(e) && RETRYABLE.has(req.method) && !req.body) {
+        forwardPooled(req, res, a, this.headers, false);
+        return;
+      }
+      fail(res, req, upstreamFailed(a, e));
+    }
   }
 
   function refuseUpgrade(socket: Duplex, req: InboundRequest, e: unknown): void {
@@ -360,7 +441,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
 
   function upgrade(req: InboundRequest, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    decide(req).then((a) => {
+    decided(req, (a) => {
       if (a.upstream.stream) { refuseUpgrade(socket, req, new StatusError(502, 'ServiceUnavailable', `the upstream of route ${a.route.name} speaks HTTP/2 (h2c): upgrades are not relayed`)); return; }
       const headers = pairsToHeaders(outbound(req, a));
       headers.host = a.upstream.host;
