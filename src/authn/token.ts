@@ -17,10 +17,12 @@ export interface TokenAuthenticator {
 export function bearerTokenOf(header: string | undefined): string | null {
   if (header === undefined) return null;
   const auth = header.trim();
-  if (auth === '') return null;
-  const parts = auth.split(' ');
-  if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return null;
-  return parts[1] === '' ? null : parts[1];
+  // the first two space-separated fields, found without splitting the whole header
+  const sp = auth.indexOf(' ');
+  if (sp !== 6 || auth.slice(0, 6).toLowerCase() !== 'bearer') return null;
+  const end = auth.indexOf(' ', 7);
+  const token = end < 0 ? auth.slice(7) : auth.slice(7, end);
+  return token === '' ? null : token;
 }
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';

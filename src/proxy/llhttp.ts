@@ -55,6 +55,9 @@ export const HTTPParser: LlhttpBinding = loaded.parser;
 /** llhttp's method numbers as names. */
 export const methods: readonly string[] = loaded.methods;
 
+/** `this` for Node's folding rule: node:http's default (repeats folded by header, not all joined). */
+const NO_JOIN = Object.freeze({ joinDuplicateHeaders: false });
+
 /**
  * Received header lines (flat name, value pairs) as node:http's `req.headers`: lower-case names,
  * Node's rules for repeats (the first Authorization, Host, Content-Length… wins; Set-Cookie is a
@@ -62,8 +65,7 @@ export const methods: readonly string[] = loaded.methods;
  */
 export function headersOf(raw: readonly string[]): IncomingHttpHeaders {
   const out = Object.create(null) as IncomingHttpHeaders;
-  const ctx = { joinDuplicateHeaders: false };
-  for (let i = 0; i + 1 < raw.length; i += 2) loaded.addHeaderLine.call(ctx, raw[i].toLowerCase(), raw[i + 1], out);
+  for (let i = 0; i + 1 < raw.length; i += 2) loaded.addHeaderLine.call(NO_JOIN, raw[i].toLowerCase(), raw[i + 1], out);
   return out;
 }
 

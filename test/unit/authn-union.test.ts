@@ -57,7 +57,8 @@ test('union: authenticators that answer at once settle it at once; a promise amo
   t.like(sync, { kind: 'user', by: 'c' });
   const none = runUnion([now('a', 'crash'), now('b', 'null')], req());
   t.false(none instanceof Promise);
-  t.deepEqual(none.kind === 'error' ? none.errors.map((x) => x.message) : [], ['a: boom']);
+  const noneResult = await none;
+  t.deepEqual(noneResult.kind === 'error' ? noneResult.errors.map((x) => x.message) : [], ['a: boom']);
   // an async one in the middle: its verdict and the later ones' come in order, errors kept
   const mixed = runUnion([now('a', 'error'), fixed('b', 'error'), now('c', 'null'), now('d', 'user'), fixed('e', 'user')], req());
   t.true(mixed instanceof Promise);
