@@ -93,7 +93,9 @@ function head(req: OutboundRequest, host: string, chunked: boolean): string {
     });
   }
   if (req.body) out += chunked ? 'transfer-encoding: chunked\r\n' : `content-length: ${req.contentLength}\r\n`;
-  return `${out}connection: keep-alive\r\n\r\n`;
+  // no Connection header: an HTTP/1.1 connection persists unless a side says close (RFC 9112 §9.3),
+  // and every header line is parsing work for the upstream on every request
+  return `${out}\r\n`;
 }
 
 export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1ClientOptions): H1Client {

@@ -305,13 +305,6 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       p[HTTPParser.kOnBody] = (b: Buffer) => {
         if (this.body && !this.body.push(b)) this.pauseFor('body');
       };
-      p[HTTPParser.kOnMessageComplete] = () => {
-        this.completedInPiece = true;
-        this.body?.push(null);
-        this.body = null;
-        // nothing after a request that closes the connection is read (its body was)
-        if (this.done) this.feed.pause();
-      };
       socket.setNoDelay(true);
       this.feed = feedParser(socket, p, (ret, chunk) => this.afterParse(ret, chunk));
       socket.on('drain', this.listeners.drain);
@@ -321,6 +314,25 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     }
 
     private readonly feed: ParserFeed;
+
+    /**
+     * The end of a request with a body. llhttp calls JavaScript for it only while it is set, so it is
+     * set only while a body is read: a bodiless request ends with its head (see onHead).
+     */
+    private readonly onMessageComplete = (): void => {
+      this.completedInPiece = true;
+      this.body?.push(null);
+      this.body = null;
+      // nothing after a request that closes the connection is read (its body was)
+      if (this.done) this.feed.pause();
+    };
+    private completeHooked = false;
+
+    private hookComplete(on: boolean): void {
+      if (this.completeHooked === on) return;
+      this.completeHooked = on;
+      this.parser[HTTPParser.kOnMessageComplete] = on ? this.onMessageComplete : undefined;
+    }
 
     private readonly listeners = {
       drain: (): void => this.replies[0]?.drained(),
@@ -396,8 +408,13 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         return 2;
       }
       this.body = body;
+      this.hookComplete(body !== null);
       const reply = new ReplyImpl(this, name === 'HEAD', maj === 1 && min === 0, !keepAlive);
-      if (!keepAlive) this.done = true;
+      if (!keepAlive) {
+        this.done = true;
+        // nothing after a request that closes the connection is read (a body first, when it has one)
+        if (body === null) this.feed.pause();
+      }
       this.replies.push(reply);
       if (this.replies.length >= MAX_PIPELINED) this.pauseFor('pipeline');
       const expect = headers.expect;
@@ -405,7 +422,8 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         if (!/^100-continue$/i.test(expect)) {
           reply.closeAfter = true;
           this.done = true;
-          body?.resume();
+          if (body === null) this.feed.pause();
+          else body.resume();
           reply.writeHead(417, { 'content-length': 0 });
           reply.end();
           return 0;

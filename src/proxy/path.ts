@@ -29,12 +29,17 @@ export function cleanTarget(url: string | undefined): CleanTarget | StatusError 
   } catch {
     return errors.badRequest('the path is not valid percent-encoding');
   }
-  const segments = path.split('/').slice(1);
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i];
-    if (s === '.' || s === '..') return errors.badRequest('the path may not contain . or .. segments');
+  // each segment between slashes, found by index (no array per request)
+  for (let start = 1; start <= path.length; ) {
+    let end = path.indexOf('/', start);
+    if (end < 0) end = path.length;
+    const len = end - start;
+    if ((len === 1 || len === 2) && path.charCodeAt(start) === 0x2e && path.charCodeAt(end - 1) === 0x2e) {
+      return errors.badRequest('the path may not contain . or .. segments');
+    }
     // a trailing slash is an empty last segment and fine; `//` inside is not
-    if (s === '' && i < segments.length - 1) return errors.badRequest('the path may not contain empty segments (//)');
+    if (len === 0 && end < path.length) return errors.badRequest('the path may not contain empty segments (//)');
+    start = end + 1;
   }
   return { path, rawPath, query };
 }

@@ -12,7 +12,7 @@ import { authenticateRequest, type RequestAuthenticator } from '../frontdoor/aut
 import { denial } from '../frontdoor/authorize.ts';
 import { userForLog, type DecisionLog } from './decision-log.ts';
 import { errors, StatusError } from '../request/errors.ts';
-import { inTurnBatch } from '../request/write-batch.ts';
+import { inTurnBatch, type BatchWrite } from '../request/write-batch.ts';
 import { addIdentity, downstreamHeaders, downstreamPairs, identityStrip, pairsToHeaders, upstreamPairs } from './headers.ts';
 import { cleanTarget } from './path.ts';
 import { attributesOf, hostOf, routeMatcher, type CheckInput, type RouteMatcher } from './routes.ts';
@@ -83,7 +83,7 @@ function isStaleConnection(e: Error): boolean {
  * turn of the event loop is written with the turn's other answers (write-batch.ts): a whole small
  * answer as one end(), a longer or streaming one as its first chunks, then chunk by chunk as they come.
  */
-class BodyWriter {
+class BodyWriter implements BatchWrite {
   private held: Buffer[] | null = [];
   private ended = false;
   private scheduled = false;
@@ -118,13 +118,15 @@ class BodyWriter {
   private hold(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    inTurnBatch(() => {
-      try {
-        this.release();
-      } catch {
-        this.res.destroy();
-      }
-    });
+    inTurnBatch(this);
+  }
+
+  writeInBatch(): void {
+    try {
+      this.release();
+    } catch {
+      this.res.destroy();
+    }
   }
 
   private release(): void {
@@ -278,7 +280,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     const peer = req.socket.remoteAddress ?? '';
     headers.push('x-forwarded-for', prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${peer}` : peer);
     if (req.headers.host) headers.push('x-forwarded-host', req.headers.host);
-    headers.push('x-forwarded-proto', 'encrypted' in req.socket ? 'https' : 'http');
+    // a property read, not `in`: `in` walks the socket's prototype chain in the runtime on every request
+    headers.push('x-forwarded-proto', (req.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http');
     return headers;
   }
 
@@ -296,11 +299,22 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function handle(req: InboundRequest, res: Reply): void {
-    decided(req, (a) => forward(req, res, a, outbound(req, a), true), (e: unknown) => {
-      // the body is not read: drain it so the connection can be reused
-      req.body?.resume();
-      fail(res, req, e);
-    });
+    let a: Settled<Admitted>;
+    try {
+      a = decide(req);
+    } catch (e) {
+      refused(req, res, e);
+      return;
+    }
+    // settled at once: no callbacks made for this request
+    if (a instanceof Promise) a.then((x) => forward(req, res, x, outbound(req, x), true), (e: unknown) => refused(req, res, e));
+    else forward(req, res, a, outbound(req, a), true);
+  }
+
+  function refused(req: InboundRequest, res: Reply, e: unknown): void {
+    // the body is not read: drain it so the connection can be reused
+    req.body?.resume();
+    fail(res, req, e);
   }
 
   // A request without a body that failed on a reused keep-alive socket (closed by the upstream as we
@@ -346,34 +360,28 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * (write-batch.ts), so the upstream is woken once for them; a caller gone by then is not forwarded.
    */
   function forward(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
+    if (!a.upstream.stream) {
+      inTurnBatch(new PooledExchange(req, res, a, headers, mayRetry));
+      return;
+    }
     inTurnBatch(() => {
       if (res.destroyed || req.destroyed) return;
       try {
-        forwardNow(req, res, a, headers, mayRetry);
+        forwardH2(req, res, a, headers);
       } catch (e) {
         fail(res, req, upstreamFailed(a, e as Error));
       }
     });
   }
 
-  function forwardNow(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
-    if (a.upstream.stream) forwardH2(req, res, a, headers);
-    else forwardPooled(req, res, a, headers, mayRetry);
-  }
-
   /**
    * Through the upstream's connection pool (h1-client.ts): the answer relayed by a BodyWriter (the
    * chunks of one turn written with the turn's other answers, back-pressure from the caller's socket),
    * and one retry of a bodiless request whose kept-alive connection the upstream closed as it was used.
+   * One object per request (sent from the turn's batch, then the pool's handler) rather than a closure
+   * per event.
    */
-  function forwardPooled(req: InboundRequest, res: Reply, a: Admitted, headers: readonly string[], mayRetry: boolean): void {
-    const { client, base } = a.upstream.pool!;
-    const method = req.method ?? 'GET';
-    client.dispatch({ method, path: base + a.target, headers, body: req.body, contentLength: req.contentLength }, new PooledExchange(req, res, a, headers, mayRetry));
-  }
-
-  /** One proxied exchange through the pool: one object per request rather than a closure per event. */
-  class PooledExchange implements ExchangeHandler {
+  class PooledExchange implements ExchangeHandler, BatchWrite {
     private control: ExchangeControl | undefined;
     private aborted = false;
     private answered = false;
@@ -389,6 +397,23 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       this.body = new BodyWriter(res, this);
       // the caller went away: stop the upstream request too (its error is ours, not the upstream's)
       res.onAbort(() => this.callerGone());
+    }
+
+    /** In the turn's batch: sent, unless the caller is already gone. */
+    writeInBatch(): void {
+      const { req, res } = this;
+      if (res.destroyed || req.destroyed) return;
+      try {
+        this.dispatch();
+      } catch (e) {
+        fail(res, req, upstreamFailed(this.a, e as Error));
+      }
+    }
+
+    dispatch(): void {
+      const { req, a } = this;
+      const { client, base } = a.upstream.pool!;
+      client.dispatch({ method: req.method, path: base + a.target, headers: this.headers, body: req.body, contentLength: req.contentLength }, this);
     }
 
     private callerGone(): void {
@@ -425,7 +450,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
       const { req, res, a } = this;
       if (this.answered) { res.destroy(); return; }
       if (this.mayRetry && isStaleConnection(e) && RETRYABLE.has(req.method) && !req.body) {
-        forwardPooled(req, res, a, this.headers, false);
+        new PooledExchange(req, res, a, this.headers, false).dispatch();
         return;
       }
       fail(res, req, upstreamFailed(a, e));

@@ -7,7 +7,12 @@
 // proxy for both its upstream requests and its answers.
 import type { ServerResponse } from 'node:http';
 
-let pending: Array<() => void> = [];
+/** A write to run in the batch, as an object: a caller with one per request need not make a closure too. */
+export interface BatchWrite {
+  writeInBatch(): void;
+}
+
+let pending: Array<(() => void) | BatchWrite> = [];
 let scheduled = false;
 /** When the oldest queued write was queued (performance.now()). */
 let oldestAt = 0;
@@ -17,9 +22,10 @@ let oldestAt = 0;
  */
 const MAX_HOLD_MS = 2;
 
-function run(write: () => void): void {
+function run(write: (() => void) | BatchWrite): void {
   try {
-    write();
+    if (typeof write === 'function') write();
+    else write.writeInBatch();
   } catch {
     // each write guards its own connection (see endInBatch); one failure must not leave the rest unwritten
   }
@@ -33,7 +39,7 @@ function flush(): void {
 }
 
 /** Runs `write` later in this turn of the event loop, with every other write queued in it. */
-export function inTurnBatch(write: () => void): void {
+export function inTurnBatch(write: (() => void) | BatchWrite): void {
   const now = performance.now();
   if (pending.length === 0) oldestAt = now;
   pending.push(write);
