@@ -102,6 +102,10 @@ export default async function run(): Promise<void> {
     const floorPort = await freePort();
     children.push(await startOnPort(process.execPath, ['scripts/bench/node-proxy-floor.mjs', String(floorPort), up.url], floorPort));
     targets.push(['node:http minimal reverse proxy (no auth; the runtime\'s floor)', `http://127.0.0.1:${floorPort}/hello`]);
+    // the floor of the parser the proxy's own HTTP/1.1 layer runs on: llhttp on raw sockets, nothing checked
+    const llhttpPort = await freePort();
+    children.push(await startOnPort(process.execPath, ['scripts/bench/llhttp-proxy-floor.mjs', String(llhttpPort), up.url], llhttpPort));
+    targets.push(['llhttp minimal reverse proxy (no auth, no HTTP handling; the floor on Node)', `http://127.0.0.1:${llhttpPort}/hello`]);
     for (const [name, args] of proxies) {
       const port = await freePort();
       children.push(await portcullis(['proxy', `--upstream=${up.url}`, `--insecure-listen-address=127.0.0.1:${port}`, ...args], port));
@@ -149,7 +153,7 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
     const best = new Map<string, Figure>();
     for (let round = 0; round < 2; round++) {
       for (const [name, url] of targets) {
-        const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.startsWith('node:http') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
+        const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.startsWith('node:http') || name.startsWith('llhttp') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
         const prior = best.get(name);
         if (!prior || f.rps > prior.rps) best.set(name, f);
       }

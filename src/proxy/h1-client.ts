@@ -84,8 +84,7 @@ function head(req: OutboundRequest, host: string, chunked: boolean): string {
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       const name = pairs[i];
       const value = pairs[i + 1];
-      checkHeaderLine(name, value);
-      if (!FRAMING.has(name.toLowerCase())) out += `${name}: ${value}\r\n`;
+      if (!FRAMING.has(checkHeaderLine(name, value))) out += `${name}: ${value}\r\n`;
     }
   } else {
     eachHeaderLine(h, (name, value) => {

@@ -179,8 +179,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
 
     /** One of the handler's header lines, checked; the framing headers are this layer's. */
     private headLine(name: string, value: string): void {
-      checkHeaderLine(name, value);
-      const lower = name.toLowerCase();
+      const lower = checkHeaderLine(name, value);
       if (OURS.has(lower)) return;
       if (lower === 'content-length') this.lengthGiven = true;
       else if (lower === 'date') this.dateGiven = true;

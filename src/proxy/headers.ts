@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { UserInfo } from '../authn/types.ts';
 import type { IdentityHeaderNames, IdentityMode } from '../config/proxy.ts';
-import { HTTP_TOKEN } from './header-lines.ts';
+import { HTTP_TOKEN, headerName } from './header-lines.ts';
 
 // `expect` too: this hop has answered it (Node's server sends the caller 100 Continue itself)
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'host', 'expect']);
@@ -94,7 +94,7 @@ export function downstreamHeaders(inbound: IncomingHttpHeaders): OutgoingHttpHea
 export function downstreamPairs(raw: readonly string[]): string[] {
   let listed: Set<string> | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i].length !== 10 || raw[i].toLowerCase() !== 'connection') continue;
+    if (raw[i].length !== 10 || headerName(raw[i]).lower !== 'connection') continue;
     for (const token of raw[i + 1].split(',')) {
       const t = token.trim().toLowerCase();
       if (t && t !== 'keep-alive' && t !== 'close') (listed ??= new Set()).add(t);
@@ -102,7 +102,7 @@ export function downstreamPairs(raw: readonly string[]): string[] {
   }
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const l = raw[i].toLowerCase();
+    const l = headerName(raw[i]).lower;
     if ((HOP_BY_HOP.has(l) && l !== 'host') || listed?.has(l)) continue;
     out.push(raw[i], raw[i + 1]);
   }

@@ -7,6 +7,7 @@
 import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import { headerName } from './header-lines.ts';
 
 /** llhttp's message callbacks, as Node's binding calls them (header lists are flat name, value pairs). */
 export interface LlhttpParser {
@@ -65,7 +66,7 @@ const NO_JOIN = Object.freeze({ joinDuplicateHeaders: false });
  */
 export function headersOf(raw: readonly string[]): IncomingHttpHeaders {
   const out = Object.create(null) as IncomingHttpHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) loaded.addHeaderLine.call(NO_JOIN, raw[i].toLowerCase(), raw[i + 1], out);
+  for (let i = 0; i + 1 < raw.length; i += 2) loaded.addHeaderLine.call(NO_JOIN, headerName(raw[i]).lower, raw[i + 1], out);
   return out;
 }
 
