@@ -197,6 +197,41 @@ test('bounded waits: headers not finished in time, and an idle kept-alive connec
   }
 });
 
+test('bounded waits: the next request\'s headers on a kept-alive connection get the headers timeout, and a slow answer is not cut by it', async (t) => {
+  // headers 1.5 s, idle 0.6 s; /slow is answered after 2.2 s (past the headers timeout)
+  const front = createH1Server({
+    onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, req.url === '/slow' ? 2200 : 0),
+    onUpgrade: (_req, socket) => socket.destroy(),
+    headersTimeoutMs: 1500,
+    keepAliveTimeoutMs: 600,
+  });
+  const server = net.createServer({ allowHalfOpen: true }, front.connection);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const p = (server.address() as AddressInfo).port;
+  try {
+    // a slow answer is waited for: the connection is neither idle nor reading a head
+    const slow = await talk(p, 'GET /slow HTTP/1.1\r\nhost: x\r\n\r\n', /\/slow$/, 6000);
+    t.regex(slow.text, /^HTTP\/1\.1 200 OK[\s\S]*\/slow$/);
+    // a first request answered, then a second whose head starts and never ends: the idle limit
+    // (0.6 s) no longer applies once a head has begun; the headers limit (1.5 s) does
+    const s = net.connect(p, '127.0.0.1');
+    let text = '';
+    s.on('data', (d) => { text += d.toString('latin1'); });
+    const closed = new Promise<number>((r) => s.on('close', () => r(Date.now())));
+    s.write('GET /first HTTP/1.1\r\nhost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 200));
+    const begun = Date.now();
+    s.write('GET /second HTTP/1.1\r\nhost: x\r\n');
+    const after = (await closed) - begun;
+    t.regex(text, /^HTTP\/1\.1 200 OK[\s\S]*\/first$/);
+    t.true(after >= 1200, `closed ${after} ms after the head began: the headers timeout, not the idle one`);
+    t.true(after < 4000, `closed ${after} ms after the head began`);
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('an upgrade pipelined behind a slow request waits for its answer, then gets the socket and the bytes after its headers', async (t) => {
   const front = createH1Server({
     onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, 100),
