@@ -353,7 +353,13 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         this.headersSince = Date.now();
       }
       this.completedInPiece = false;
-      if (r instanceof Error) {
+      const code = r instanceof Error ? (r as Error & { code?: string }).code : undefined;
+      if (code === 'HPE_CLOSED_CONNECTION') {
+        // bytes after a request that said `Connection: close`: that request and those before it were
+        // whole (llhttp complains only once the closing one has ended), so they are served; the rest
+        // is not read
+        this.feed.pause();
+      } else if (r instanceof Error) {
         // llhttp checks some framing (a length beside chunked) only after the headers' callback: a
         // request read in this piece is not handed on when the piece turns out not to parse
         for (const [req, reply] of parsed) {
@@ -363,7 +369,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         }
         // bytes after a request that closes the connection are not read: its answer still goes out
         if (this.done && this.replies.length > 0) { this.feed.pause(); return; }
-        this.refuse((r as Error & { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
+        this.refuse(code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
         return;
       }
       for (const [req, reply] of parsed) {
@@ -379,7 +385,10 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         // nothing after an upgrade's headers is parsed here: those bytes are the new protocol's
         this.feed.pause();
         this.upgrade = null;
-        this.handOver(up, this.feed.chunk(chunk).subarray(r as number));
+        // llhttp stops at an upgrade's headers, so the piece parsed to a count; anything else is not
+        // an upgrade to hand over
+        if (typeof r !== 'number') { this.destroy(); return; }
+        this.handOver(up, this.feed.chunk(chunk).subarray(r));
       }
     }
 

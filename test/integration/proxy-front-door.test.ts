@@ -232,6 +232,36 @@ test('bounded waits: the next request\'s headers on a kept-alive connection get 
   }
 });
 
+test('bodies and bodiless requests pipelined on one connection: each body ends where it should, answers in order', async (t) => {
+  const front = createH1Server({
+    onRequest: (req, reply) => {
+      const chunks: Buffer[] = [];
+      const answer = (body: string): void => { reply.writeHead(200, { 'content-length': Buffer.byteLength(body) }); reply.end(body); };
+      if (!req.body) { answer(`${req.method} ${req.url} -`); return; }
+      req.body.on('data', (c: Buffer) => chunks.push(c));
+      req.body.on('end', () => answer(`${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`));
+    },
+    onUpgrade: (_req, socket) => socket.destroy(),
+    headersTimeoutMs: 5000,
+    keepAliveTimeoutMs: 5000,
+  });
+  const server = net.createServer({ allowHalfOpen: true }, front.connection);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const p = (server.address() as AddressInfo).port;
+  try {
+    const r = await talk(p, [
+      'POST /a HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabcGET /b HTTP/1.1\r\nhost: x\r\n\r\nPOST /c HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\nde\r\n',
+      '1\r\nf\r\n0\r\n\r\nGET /d HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\nGET /never HTTP/1.1\r\nhost: x\r\n\r\n',
+    ], undefined, 3000);
+    const bodies = r.text.split(/HTTP\/1\.1 200 OK\r\n[\s\S]*?\r\n\r\n/).filter(Boolean);
+    t.deepEqual(bodies, ['POST /a abc', 'GET /b -', 'POST /c def', 'GET /d -']);
+    t.true(r.closed, 'the connection closes after the request that asked');
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
+});
+
 test('an upgrade pipelined behind a slow request waits for its answer, then gets the socket and the bytes after its headers', async (t) => {
   const front = createH1Server({
     onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, 100),
