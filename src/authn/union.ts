@@ -15,29 +15,31 @@ const asAuthnError = (a: Authenticator, err: unknown): AuthnError =>
   err instanceof AuthnError ? err : new AuthnError(`${a.name}: ${err instanceof Error ? err.message : String(err)}`);
 
 export function runUnion(authenticators: readonly Authenticator[], req: AuthnRequest): Settled<UnionResult> {
-  return runFrom(authenticators, req, 0, []);
+  return runFrom(authenticators, req, 0, undefined);
 }
 
-function runFrom(authenticators: readonly Authenticator[], req: AuthnRequest, start: number, errors: AuthnError[]): Settled<UnionResult> {
+/** `errors` is made at the first error: most requests have none. */
+function runFrom(authenticators: readonly Authenticator[], req: AuthnRequest, start: number, errors: AuthnError[] | undefined): Settled<UnionResult> {
   for (let i = start; i < authenticators.length; i++) {
     const a = authenticators[i];
     let answer: Settled<UserInfo | null>;
     try {
       answer = a.authenticate(req);
     } catch (err) {
-      errors.push(asAuthnError(a, err));
+      (errors ??= []).push(asAuthnError(a, err));
       continue;
     }
     if (answer instanceof Promise) {
       return answer.then(
         (user) => (user !== null ? { kind: 'user', user, by: a.name } : runFrom(authenticators, req, i + 1, errors)),
         (err: unknown) => {
-          errors.push(asAuthnError(a, err));
-          return runFrom(authenticators, req, i + 1, errors);
+          const seen = errors ?? [];
+          seen.push(asAuthnError(a, err));
+          return runFrom(authenticators, req, i + 1, seen);
         },
       );
     }
     if (answer !== null) return { kind: 'user', user: answer, by: a.name };
   }
-  return errors.length > 0 ? { kind: 'error', errors } : { kind: 'none' };
+  return errors ? { kind: 'error', errors } : { kind: 'none' };
 }

@@ -407,7 +407,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       const cl = headers['content-length'];
       const hasBody = te !== undefined || cl !== undefined;
       const body = hasBody && !upgrade ? new Body(this) : null;
-      const req = new Request(name, target, `${maj}.${min}`, headers, pairs, this, body, te === undefined && cl !== undefined ? Number(cl) : undefined);
+      const req = new Request(name, target, maj === 1 && min === 1 ? '1.1' : `${maj}.${min}`, headers, pairs, this, body, te === undefined && cl !== undefined ? Number(cl) : undefined);
       if (upgrade) {
         // CONNECT is not proxied; any other upgrade is the handler's, with the socket
         if (name === 'CONNECT') { this.refuse(405); return 0; }

@@ -25,7 +25,8 @@ export function cleanTarget(url: string | undefined): CleanTarget | StatusError 
   if (/%2f|%5c|%00|\\/i.test(rawPath)) return errors.badRequest('encoded slashes, backslashes and NUL are not allowed in the path');
   let path: string;
   try {
-    path = decodeURIComponent(rawPath);
+    // nothing to decode without a `%`: no copy of the path per request
+    path = rawPath.includes('%') ? decodeURIComponent(rawPath) : rawPath;
   } catch {
     return errors.badRequest('the path is not valid percent-encoding');
   }

@@ -155,6 +155,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
     path: string;
     user?: UserInfo;
     checks: AuthzAttributes[];
+    /** Each passed check's reason, joined into `reason` when all passed. */
+    reasons: string[];
     reason: string;
   }
 
@@ -163,76 +165,78 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
    * for the answer that refuses. Settled at once when authentication and the decisions are (a token
    * file, compiled policies, cached decisions): no promise and no microtask turn per request then.
    */
-  function admit(req: InboundRequest, rec: DecisionRecord): Settled<Admitted> {
+  function admit(req: InboundRequest, rec: DecisionRecord | undefined): Settled<Admitted> {
     const t = cleanTarget(req.url);
-    if (t instanceof StatusError) { rec.reason = t.message; throw t; }
-    rec.path = t.path;
+    if (t instanceof StatusError) { if (rec) rec.reason = t.message; throw t; }
+    if (rec) rec.path = t.path;
     const host = hostOf(req.headers.host);
     for (const { matcher, upstream } of routes) {
       const rest = matcher.match(host, t.path);
       if (rest === undefined) continue;
       const route = matcher.spec;
-      rec.route = route.name;
+      if (rec) rec.route = route.name;
       const target = t.query ? `${t.rawPath}?${t.query}` : t.rawPath;
-      if (route.ignore) { rec.reason = 'ignore route: no authentication, no authorization'; return { route, upstream, target }; }
-      const refused = (e: unknown): never => {
-        rec.reason = asStatus(e).message;
-        throw e;
-      };
+      if (route.ignore) { if (rec) rec.reason = 'ignore route: no authentication, no authorization'; return { route, upstream, target }; }
       let user: Settled<UserInfo>;
       try {
         user = authenticateRequest(authenticator, req, proxyHeaders);
       } catch (e) {
-        return refused(e);
+        return unauthenticated(rec, e);
       }
       const admitted: Admitted = { route, upstream, target };
-      const input = { method: req.method ?? 'GET', path: t.path, rest, query: t.query, headers: req.headers };
-      if (user instanceof Promise) return user.then((u) => authorized(admitted, u, input, rec), refused);
+      const input = { method: req.method, path: t.path, rest, query: t.query, headers: req.headers };
+      if (user instanceof Promise) return user.then((u) => authorized(admitted, u, input, rec), (e: unknown) => unauthenticated(rec, e));
       return authorized(admitted, user, input, rec);
     }
     // the routes are an allow-list
-    rec.reason = 'no route';
+    if (rec) rec.reason = 'no route';
     throw errors.notFound({ group: '', resource: '' }, t.path);
   }
 
+  function unauthenticated(rec: DecisionRecord | undefined, e: unknown): never {
+    if (rec) rec.reason = asStatus(e).message;
+    throw e;
+  }
+
   /** Every check of the route, in order; the first denial answers. */
-  function authorized(a: Admitted, user: UserInfo, input: CheckInput, rec: DecisionRecord, from = 0, reasons: string[] = []): Settled<Admitted> {
+  function authorized(a: Admitted, user: UserInfo, input: CheckInput, rec: DecisionRecord | undefined, from = 0): Settled<Admitted> {
     a.user = user;
-    rec.user = user;
+    if (rec) rec.user = user;
     const checks = a.route.checks;
     for (let i = from; i < checks.length; i++) {
       const attrs = attributesOf(checks[i], input);
-      if (attrs instanceof StatusError) { rec.reason = attrs.message; throw attrs; }
-      rec.checks.push(attrs);
+      if (attrs instanceof StatusError) { if (rec) rec.reason = attrs.message; throw attrs; }
+      rec?.checks.push(attrs);
       const d = authorizer.authorize(user, attrs);
       if (d instanceof Promise) {
         return d.then((decided) => {
-          judge(user, attrs, decided, rec, reasons);
-          return authorized(a, user, input, rec, i + 1, reasons);
+          judge(user, attrs, decided, rec);
+          return authorized(a, user, input, rec, i + 1);
         });
       }
-      judge(user, attrs, d, rec, reasons);
+      judge(user, attrs, d, rec);
     }
-    rec.reason = reasons.filter(Boolean).join('; ') || 'allowed';
+    if (rec) rec.reason = rec.reasons.filter(Boolean).join('; ') || 'allowed';
     return a;
   }
 
   /** One check's decision: a denial (or an authorizer's failure) throws the 403 (or 500). */
-  function judge(user: UserInfo, attrs: AuthzAttributes, d: Decision, rec: DecisionRecord, reasons: string[]): void {
+  function judge(user: UserInfo, attrs: AuthzAttributes, d: Decision, rec: DecisionRecord | undefined): void {
     if (!d.allowed) {
       const hint = d.error ? undefined : deps.explain?.(attrs);
       const err = denial(user, attrs, [d.reason, hint].filter(Boolean).join('; '), d.error);
-      rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
+      if (rec) rec.reason = d.error ? `authorization failed: ${d.error}` : err.message;
       throw err;
     }
-    reasons.push(d.reason);
+    rec?.reasons.push(d.reason);
   }
 
   /** admit, and the decision's log line when there is a log. */
   function decide(req: InboundRequest): Settled<Admitted> {
     const dl = deps.decisionLog;
-    const rec: DecisionRecord = { route: '', path: '', checks: [], reason: '' };
-    if (!dl) return admit(req, rec);
+    // the record is kept only for the log: without one, nothing of it is built per request
+    if (!dl) return admit(req, undefined);
+    const rec: DecisionRecord = { route: '', path: '', checks: [], reasons: [], reason: '' };
     const start = process.hrtime.bigint();
     const write = (status: number): void => {
       const revision = deps.revision?.();
