@@ -2,7 +2,7 @@ import test from 'ava';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { RunningProxy } from '../../src/proxy/start.ts';
-import { createH1Server } from '../../src/proxy/h1-server.ts';
+import { createH1Server, type H1ServerOptions } from '../../src/proxy/h1-server.ts';
 import { proxyForAlice, startEcho, tempDir, type EchoServer } from './proxy-harness.ts';
 
 // The proxy's own HTTP/1.1 front door (src/proxy/h1-server.ts) spoken to byte for byte over real
@@ -53,6 +53,19 @@ function talk(p: number, bytes: string | string[], until?: RegExp, ms = 3000): P
       }
     })();
   });
+}
+
+/** The front door alone on a loopback port (upgrades refused, 5 s waits unless given), closed after `body`. */
+async function withFrontDoor(opts: Pick<H1ServerOptions, 'onRequest'> & Partial<H1ServerOptions>, body: (port: number) => Promise<void>): Promise<void> {
+  const front = createH1Server({ onUpgrade: (_req, socket) => socket.destroy(), headersTimeoutMs: 5000, keepAliveTimeoutMs: 5000, ...opts });
+  const server = net.createServer({ allowHalfOpen: true }, front.connection);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await body((server.address() as AddressInfo).port);
+  } finally {
+    front.closeAll();
+    await new Promise((r) => server.close(r));
+  }
 }
 
 const statusLines = (text: string): string[] => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
@@ -174,16 +187,11 @@ test('repeated Authorization headers: the first counts (as node:http reads them)
 });
 
 test('bounded waits: headers not finished in time, and an idle kept-alive connection, are closed', async (t) => {
-  const front = createH1Server({
+  await withFrontDoor({
     onRequest: (_req, reply) => { reply.writeHead(200, { 'content-length': 2 }); reply.end('ok'); },
-    onUpgrade: (_req, socket) => socket.destroy(),
     headersTimeoutMs: 1200,
     keepAliveTimeoutMs: 1200,
-  });
-  const server = net.createServer({ allowHalfOpen: true }, front.connection);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const p = (server.address() as AddressInfo).port;
-  try {
+  }, async (p) => {
     const started = Date.now();
     const slow = await talk(p, 'GET / HTTP/1.1\r\nhost: x\r\n', undefined, 6000);
     t.true(slow.closed, 'a request whose headers never end is closed');
@@ -191,24 +199,16 @@ test('bounded waits: headers not finished in time, and an idle kept-alive connec
     const idle = await talk(p, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n', undefined, 6000);
     t.regex(idle.text, /^HTTP\/1\.1 200 OK/);
     t.true(idle.closed, 'an idle kept-alive connection is closed');
-  } finally {
-    front.closeAll();
-    await new Promise((r) => server.close(r));
-  }
+  });
 });
 
 test('bounded waits: the next request\'s headers on a kept-alive connection get the headers timeout, and a slow answer is not cut by it', async (t) => {
   // headers 1.5 s, idle 0.6 s; /slow is answered after 2.2 s (past the headers timeout)
-  const front = createH1Server({
+  await withFrontDoor({
     onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, req.url === '/slow' ? 2200 : 0),
-    onUpgrade: (_req, socket) => socket.destroy(),
     headersTimeoutMs: 1500,
     keepAliveTimeoutMs: 600,
-  });
-  const server = net.createServer({ allowHalfOpen: true }, front.connection);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const p = (server.address() as AddressInfo).port;
-  try {
+  }, async (p) => {
     // a slow answer is waited for: the connection is neither idle nor reading a head
     const slow = await talk(p, 'GET /slow HTTP/1.1\r\nhost: x\r\n\r\n', /\/slow$/, 6000);
     t.regex(slow.text, /^HTTP\/1\.1 200 OK[\s\S]*\/slow$/);
@@ -226,14 +226,11 @@ test('bounded waits: the next request\'s headers on a kept-alive connection get 
     t.regex(text, /^HTTP\/1\.1 200 OK[\s\S]*\/first$/);
     t.true(after >= 1200, `closed ${after} ms after the head began: the headers timeout, not the idle one`);
     t.true(after < 4000, `closed ${after} ms after the head began`);
-  } finally {
-    front.closeAll();
-    await new Promise((r) => server.close(r));
-  }
+  });
 });
 
 test('bodies and bodiless requests pipelined on one connection: each body ends where it should, answers in order', async (t) => {
-  const front = createH1Server({
+  await withFrontDoor({
     onRequest: (req, reply) => {
       const chunks: Buffer[] = [];
       const answer = (body: string): void => { reply.writeHead(200, { 'content-length': Buffer.byteLength(body) }); reply.end(body); };
@@ -241,14 +238,7 @@ test('bodies and bodiless requests pipelined on one connection: each body ends w
       req.body.on('data', (c: Buffer) => chunks.push(c));
       req.body.on('end', () => answer(`${req.method} ${req.url} ${Buffer.concat(chunks).toString()}`));
     },
-    onUpgrade: (_req, socket) => socket.destroy(),
-    headersTimeoutMs: 5000,
-    keepAliveTimeoutMs: 5000,
-  });
-  const server = net.createServer({ allowHalfOpen: true }, front.connection);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const p = (server.address() as AddressInfo).port;
-  try {
+  }, async (p) => {
     const r = await talk(p, [
       'POST /a HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabcGET /b HTTP/1.1\r\nhost: x\r\n\r\nPOST /c HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\nde\r\n',
       '1\r\nf\r\n0\r\n\r\nGET /d HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\nGET /never HTTP/1.1\r\nhost: x\r\n\r\n',
@@ -256,33 +246,21 @@ test('bodies and bodiless requests pipelined on one connection: each body ends w
     const bodies = r.text.split(/HTTP\/1\.1 200 OK\r\n[\s\S]*?\r\n\r\n/).filter(Boolean);
     t.deepEqual(bodies, ['POST /a abc', 'GET /b -', 'POST /c def', 'GET /d -']);
     t.true(r.closed, 'the connection closes after the request that asked');
-  } finally {
-    front.closeAll();
-    await new Promise((r) => server.close(r));
-  }
+  });
 });
 
 test('an upgrade pipelined behind a slow request waits for its answer, then gets the socket and the bytes after its headers', async (t) => {
-  const front = createH1Server({
+  await withFrontDoor({
     onRequest: (req, reply) => setTimeout(() => { reply.writeHead(200, { 'content-length': req.url.length }); reply.end(req.url); }, 100),
     onUpgrade: (_req, socket, head) => {
       socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: echo\r\nconnection: upgrade\r\n\r\n');
       socket.write(head);
       socket.pipe(socket);
     },
-    headersTimeoutMs: 5000,
-    keepAliveTimeoutMs: 5000,
-  });
-  const server = net.createServer({ allowHalfOpen: true }, front.connection);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const p = (server.address() as AddressInfo).port;
-  try {
+  }, async (p) => {
     const r = await talk(p, ['GET /first HTTP/1.1\r\nhost: x\r\n\r\nGET /ws HTTP/1.1\r\nhost: x\r\nconnection: upgrade\r\nupgrade: echo\r\n\r\nPING', 'later'], /PINGlater/);
     t.regex(r.text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n\/firstHTTP\/1\.1 101 Switching Protocols\r\n[\s\S]*\r\n\r\nPINGlater$/);
-  } finally {
-    front.closeAll();
-    await new Promise((r) => server.close(r));
-  }
+  });
 });
 
 test('a request body larger than every buffer reaches the upstream whole (back-pressure both ways)', async (t) => {
