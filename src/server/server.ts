@@ -18,6 +18,7 @@ import type { GenericRegistry } from '../registry/rest.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
 import { ServerMetrics } from '../observability/metrics.ts';
 import { errorMiddleware } from './middleware/errors.ts';
+import { FilterApp } from './filter-app.ts';
 import { observeMiddleware } from './middleware/observe.ts';
 import { auditFilters } from './middleware/audit.ts';
 import { AuditFile } from '../observability/audit-file.ts';
@@ -86,7 +87,7 @@ function storeAccountLookup(store: Store): ServiceAccountLookup {
 
 /** The filter chain, in the order of the architecture's straight line. */
 function filterChain(stages: ReadonlyArray<Koa.Middleware<RequestState> | false>): Koa<RequestState> {
-  const app = new Koa<RequestState>();
+  const app = new FilterApp<RequestState>();
   for (const stage of stages) if (stage) app.use(stage);
   return app;
 }
