@@ -48,9 +48,14 @@ function workersOf(pid: number): number[] {
   return out;
 }
 
-const until = async (what: string, ok: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
-  if (!ok()) throw new Error(`timed out waiting for ${what}`);
+/**
+ * Polls `ok` for up to 30 s of wall time (a loaded CI machine forks and starts workers slowly); a
+ * timeout names what it waited for and carries the proxy's own log.
+ */
+const until = async (what: string, ok: () => boolean, lines: readonly string[]): Promise<void> => {
+  const deadline = Date.now() + 30_000;
+  while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  if (!ok()) throw new Error(`timed out waiting for ${what}; the proxy logged:\n${lines.join('\n')}`);
 };
 
 test('--workers 2: two processes on one port, each authenticating and authorizing; a dead worker is replaced; SIGTERM stops all', async (t) => {
@@ -70,8 +75,8 @@ test('--workers 2: two processes on one port, each authenticating and authorizin
   t.is((await raw(url, 'GET', '/w', {})).status, 401);
 
   process.kill(workers[0], 'SIGKILL');
-  await until('a replacement worker', () => { const now = workersOf(p.child.pid!); return now.length === 2 && !now.includes(workers[0]); });
-  await until('the replacement to listen', () => p.lines.some((l) => /worker \d+ ended .*starting another/.test(l)));
+  await until('a replacement worker', () => { const now = workersOf(p.child.pid!); return now.length === 2 && !now.includes(workers[0]); }, p.lines);
+  await until('the replacement to listen', () => p.lines.some((l) => /worker \d+ ended .*starting another/.test(l)), p.lines);
   for (let i = 0; i < 6; i++) t.is((await raw(url, 'GET', '/after', bearer('alice'))).status, 200);
 
   p.child.kill('SIGTERM');
