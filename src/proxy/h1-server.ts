@@ -4,12 +4,14 @@
 // per-request objects (IncomingMessage, ServerResponse and their streams) were most of what a proxied
 // request cost beyond the socket writes (docs/proxy.md). What it does, as node:http does: keep-alive
 // and `Connection: close`, HTTP/1.0, pipelining (answers in request order), `Expect: 100-continue`
-// (anything else: 417), 400 for what does not parse and 431 for too large a header block, a bounded
+// (anything else: 417), refusals as the API's Status object (400 for what does not parse, 405 for a
+// method it does not know or CONNECT, 431 for too large a header block), a bounded
 // wait for a request's headers and for the next request on an idle connection, and a connection
 // upgrade handed over with the bytes that followed its headers.
-import { STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { errors, StatusError } from '../request/errors.ts';
 import { checkHeaderLine, eachHeaderLine } from './header-lines.ts';
 import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
@@ -369,7 +371,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         }
         // bytes after a request that closes the connection are not read: its answer still goes out
         if (this.done && this.replies.length > 0) { this.feed.pause(); return; }
-        this.refuse(code === 'HPE_HEADER_OVERFLOW' ? 431 : 400);
+        this.refuse(errors.unparsedRequest(code, maxHeaderSize) ?? errors.badRequest('the request is not well-formed HTTP/1.1'));
         return;
       }
       for (const [req, reply] of parsed) {
@@ -400,7 +402,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       this.pairs = [];
       this.url = '';
       this.headersSince = 0;
-      if (pairs.length > 2 * MAX_HEADER_PAIRS) { this.refuse(431); return 0; }
+      if (pairs.length > 2 * MAX_HEADER_PAIRS) { this.refuse(new StatusError(431, '', `Request Header Fields Too Large: more than ${MAX_HEADER_PAIRS} header lines`)); return 0; }
       const headers = headersOf(pairs);
       const name = methods[method ?? -1] ?? '';
       const te = headers['transfer-encoding'];
@@ -410,7 +412,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       const req = new Request(name, target, maj === 1 && min === 1 ? '1.1' : `${maj}.${min}`, headers, pairs, this, body, te === undefined && cl !== undefined ? Number(cl) : undefined);
       if (upgrade) {
         // CONNECT is not proxied; any other upgrade is the handler's, with the socket
-        if (name === 'CONNECT') { this.refuse(405); return 0; }
+        if (name === 'CONNECT') { this.refuse(errors.methodNotAllowed()); return 0; }
         this.upgrade = req;
         this.done = true;
         return 2;
@@ -443,13 +445,14 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       return 0;
     }
 
-    /** A request that does not parse (or cannot be served): its status, then the connection closes. */
-    private refuse(status: number): void {
+    /** A request that does not parse (or cannot be served): its Status, then the connection closes. */
+    private refuse(err: StatusError): void {
       this.done = true;
       if (this.dead) return;
       // with answers still owed, a status written now would read as the first one's: just close
       if (this.replies.length > 0) { this.destroy(); return; }
-      this.socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`, 'latin1');
+      const body = JSON.stringify(err.toStatus());
+      this.socket.write(`HTTP/1.1 ${err.code} ${STATUS_CODES[err.code]}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
       this.closeGracefully();
     }
 

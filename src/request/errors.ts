@@ -170,6 +170,29 @@ export const errors = {
   serviceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
     return new StatusError(503, 'ServiceUnavailable', message, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds });
   },
+  /**
+   * A request the HTTP/1.1 parser refused before any handler saw it, by the parser's error code
+   * (llhttp's `HPE_*`, Node's `ERR_HTTP_REQUEST_TIMEOUT`); undefined for anything else (a reset
+   * connection, a TLS failure), which gets no answer. `headerLimit` is the parser's limit in bytes.
+   * The texts are fixed: nothing of the refused bytes is echoed.
+   */
+  unparsedRequest(code: string | undefined, headerLimit: number): StatusError | undefined {
+    switch (code) {
+      case undefined:
+        return undefined;
+      case 'HPE_HEADER_OVERFLOW':
+        // no reason of the API's own fits; as for the other codes it has none for, the reason stays empty
+        return new StatusError(431, '', `Request Header Fields Too Large: the request's header fields exceed ${headerLimit} bytes`);
+      case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+        return new StatusError(413, 'RequestEntityTooLarge', 'Request entity too large: the chunk extensions of the request body are too long');
+      case 'ERR_HTTP_REQUEST_TIMEOUT':
+        return new StatusError(408, 'Timeout', 'Timeout: the request did not arrive in time');
+      case 'HPE_INVALID_METHOD':
+        return errors.methodNotAllowed();
+      default:
+        return code.startsWith('HPE_') ? errors.badRequest('the request is not well-formed HTTP/1.1') : undefined;
+    }
+  },
 };
 
 // ---- field errors (validation) ----

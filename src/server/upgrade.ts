@@ -3,7 +3,7 @@
 // request goes to the upgrade handler of its subresource (exec, attach, portforward: the kubelet's); with
 // no handler it is served as the plain request it also is, as the reference serves it, so the
 // answer for its path (a 404 for a path that routes nowhere, a list for a collection) stays the same.
-import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Admitted, FrontDoor } from '../frontdoor/front-door.ts';
@@ -13,6 +13,7 @@ import { authorizeRequest } from '../frontdoor/authorize.ts';
 import { UPGRADE_SUBRESOURCES, type KubeletService } from '../registry/kubelet/service.ts';
 import { proxyUpgrade } from '../registry/kubelet/upgrade.ts';
 import { redactCredentials } from './middleware/errors.ts';
+import { writeStatusResponse } from './status-response.ts';
 
 export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
@@ -26,20 +27,6 @@ export interface UpgradeDeps {
   /** Serve an admitted request as a plain HTTP request (the filter chain after the front door). */
   serveAdmitted(req: IncomingMessage, res: ServerResponse, admitted: Admitted): void;
   log: (msg: string) => void;
-}
-
-/** A Status as a complete HTTP/1.1 response, then the connection is closed. */
-export function writeStatusResponse(socket: Duplex, err: StatusError): void {
-  const body = JSON.stringify(err.toStatus());
-  const headers = [
-    `HTTP/1.1 ${err.code} ${STATUS_CODES[err.code] ?? ''}`,
-    'Content-Type: application/json',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-cache, private',
-    'Connection: close',
-    ...Object.entries(err.headers).map(([k, v]) => `${k}: ${v}`),
-  ];
-  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
 }
 
 /** Answer on a socket the HTTP parser has let go of, through Node's own response writer. */

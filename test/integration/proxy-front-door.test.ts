@@ -70,6 +70,13 @@ async function withFrontDoor(opts: Pick<H1ServerOptions, 'onRequest'> & Partial<
 
 const statusLines = (text: string): string[] => text.match(/HTTP\/1\.1 \d{3} [^\r]*/g) ?? [];
 
+/** The JSON body of the one answer in `text`, framed by its Content-Length. */
+function statusBody(text: string): unknown {
+  const end = text.indexOf('\r\n\r\n');
+  const length = Number(/\r\ncontent-length: (\d+)\r\n/i.exec(text.slice(0, end + 2))?.[1]);
+  return JSON.parse(text.slice(end + 4, end + 4 + length));
+}
+
 test('ambiguous framing is refused with 400 and the connection closed: nothing reaches the upstream', async (t) => {
   const smuggles = [
     `POST /a HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: 4\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: x\r\n\r\n`,
@@ -82,6 +89,7 @@ test('ambiguous framing is refused with 400 and the connection closed: nothing r
   for (const bytes of smuggles) {
     const r = await talk(port, bytes);
     t.regex(r.text, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(bytes.slice(0, 60)));
+    t.like(statusBody(r.text), { kind: 'Status', status: 'Failure', reason: 'BadRequest', code: 400 });
     t.true(r.closed);
     t.notRegex(r.text, /"upstream":"up"/, 'no request reached the upstream');
   }
@@ -90,6 +98,15 @@ test('ambiguous framing is refused with 400 and the connection closed: nothing r
 test('a header block over the limit is 431 and the connection closed', async (t) => {
   const r = await talk(port, `GET /a HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
   t.regex(r.text, /^HTTP\/1\.1 431 /);
+  t.like(statusBody(r.text), { kind: 'Status', status: 'Failure', code: 431 });
+  t.false(r.text.includes('aaaa'), 'nothing of the refused head is echoed');
+  t.true(r.closed);
+});
+
+test('a method the parser does not know is 405 as a Status and the connection closed', async (t) => {
+  const r = await talk(port, `BREW /a HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`);
+  t.regex(r.text, /^HTTP\/1\.1 405 /);
+  t.like(statusBody(r.text), { kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
   t.true(r.closed);
 });
 
@@ -151,6 +168,7 @@ test('a chunked request body reaches the upstream whole; a caller that half-clos
 test('CONNECT is refused (405) and the connection closed', async (t) => {
   const r = await talk(port, `CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n${AUTH}\r\n`);
   t.regex(r.text, /^HTTP\/1\.1 405 /);
+  t.like(statusBody(r.text), { kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
   t.true(r.closed);
 });
 

@@ -1,0 +1,120 @@
+// Requests Node's HTTP parser refuses before any handler sees them (an unknown method, a head over
+// the size limit, a header line that does not parse) are answered with the API's Status object on
+// both listeners, then the connection closes; requests pipelined ahead of the bad bytes are answered
+// first, in order; the server goes on serving.
+import net from 'node:net';
+import tls from 'node:tls';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import test from 'ava';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Sends `bytes` on a fresh connection and reads until the server closes it. */
+function exchange(url: string, bytes: Buffer | string): Promise<string> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket =
+      u.protocol === 'https:'
+        ? tls.connect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false })
+        : net.connect(Number(u.port), u.hostname);
+    const chunks: Buffer[] = [];
+    socket.on(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => socket.write(bytes));
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+    socket.setTimeout(20_000, () => reject(new Error('the server did not close the connection')));
+  });
+}
+
+/** The responses of one connection's bytes, in order (bodies framed by Content-Length). */
+function parseAnswers(raw: string): RawAnswer[] {
+  const out: RawAnswer[] = [];
+  let rest = raw;
+  while (rest.length > 0) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) throw new Error(`a truncated answer: ${JSON.stringify(rest)}`);
+    const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+    const length = Number(headers['content-length']);
+    if (!Number.isInteger(length)) throw new Error(`an answer without Content-Length: ${statusLine}`);
+    out.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) });
+    rest = rest.slice(end + 4 + length);
+  }
+  return out;
+}
+
+async function refusal(url: string, bytes: Buffer | string): Promise<RawAnswer> {
+  const answers = parseAnswers(await exchange(url, bytes));
+  if (answers.length !== 1) throw new Error(`expected one answer, got ${answers.length}`);
+  return answers[0];
+}
+
+let srv: TestServer;
+let certDir: string;
+test.before(async () => {
+  certDir = mkdtempSync(join(tmpdir(), 'portcullis-parser-refusals-'));
+  srv = await startServer({ securePort: 0, certDir });
+});
+test.after.always(async () => {
+  await srv?.close();
+  rmSync(certDir, { recursive: true, force: true });
+});
+
+const urls = () => ({ http: srv.url, https: srv.server.secureUrl! });
+
+for (const scheme of ['http', 'https'] as const) {
+  test(`${scheme}: an unknown method gets 405 MethodNotAllowed as a Status`, async (t) => {
+    const a = await refusal(urls()[scheme], 'BREW /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n\r\n');
+    t.is(a.status, 405);
+    t.is(a.headers['content-type'], 'application/json');
+    t.is(a.headers.connection, 'close');
+    t.deepEqual(JSON.parse(a.body), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'the server does not allow this method on the requested resource', reason: 'MethodNotAllowed', code: 405,
+    });
+  });
+
+  test(`${scheme}: a head over the parser's limit gets 431 as a Status, none of it echoed`, async (t) => {
+    const a = await refusal(urls()[scheme], `GET /api HTTP/1.1\r\nHost: x\r\nX-Big: ${'secret'.repeat(5000)}\r\n\r\n`);
+    t.is(a.status, 431);
+    const s = JSON.parse(a.body);
+    t.like(s, { kind: 'Status', status: 'Failure', code: 431 });
+    t.regex(s.message, /^Request Header Fields Too Large: the request's header fields exceed \d+ bytes$/);
+    t.false(a.body.includes('secret'));
+  });
+
+  test(`${scheme}: a header line that does not parse gets 400 BadRequest as a Status`, async (t) => {
+    const a = await refusal(urls()[scheme], 'GET /api HTTP/1.1\r\nHost: x\r\nNo Colon Here\r\n\r\n');
+    t.is(a.status, 400);
+    t.like(JSON.parse(a.body), { kind: 'Status', reason: 'BadRequest', code: 400, message: 'the request is not well-formed HTTP/1.1' });
+  });
+}
+
+test('a length beside chunked framing is refused with a Status', async (t) => {
+  const a = await refusal(srv.url, 'POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+  t.is(a.status, 400);
+  t.like(JSON.parse(a.body), { kind: 'Status', reason: 'BadRequest', code: 400 });
+});
+
+test('requests pipelined ahead of bad bytes are answered first, then the refusal, in order', async (t) => {
+  const good = 'GET /version HTTP/1.1\r\nHost: x\r\n\r\n';
+  const answers = parseAnswers(await exchange(srv.url, `${good}${good}GET /api HTTP/1.1\r\nNo Colon Here\r\n\r\n`));
+  t.deepEqual(answers.map((a) => a.status), [200, 200, 400]);
+  t.is(JSON.parse(answers[0].body).major, '1');
+  t.like(JSON.parse(answers[2].body), { kind: 'Status', code: 400 });
+});
+
+test('the server serves on after refusals', async (t) => {
+  await refusal(srv.url, 'BREW / HTTP/1.1\r\n\r\n');
+  const r = await srv.req('GET', '/version');
+  t.is(r.status, 200);
+  t.is(r.json.major, '1');
+});
