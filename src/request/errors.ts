@@ -170,6 +170,10 @@ export const errors = {
   serviceUnavailable(message: string, retryAfterSeconds?: number): StatusError {
     return new StatusError(503, 'ServiceUnavailable', message, retryAfterSeconds === undefined ? undefined : { retryAfterSeconds });
   },
+  /** 417: an `Expect` header other than `100-continue` (the reason stays empty, as for 431). */
+  unmetExpectation(): StatusError {
+    return new StatusError(417, '', 'Expectation Failed: the only expectation this server meets is 100-continue');
+  },
   /**
    * A request the HTTP/1.1 parser refused before any handler saw it, by the parser's error code
    * (llhttp's `HPE_*`, Node's `ERR_HTTP_REQUEST_TIMEOUT`); undefined for anything else (a reset

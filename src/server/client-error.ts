@@ -1,8 +1,9 @@
-// Node's HTTP parser refuses some requests before any handler sees them: a head over its size limit,
-// a method or a header line it cannot parse, a head that did not arrive within the headers timeout.
+// Node's HTTP layer refuses some requests before any handler sees them: a head over its size limit,
+// a method or a header line it cannot parse, a head that did not arrive within the headers timeout,
+// an `Expect` header it cannot meet.
 // Its own answer is a bare status line; the server's is the API's Status object, as for every other
 // refusal. Nothing reaches the filter chain: the connection is answered and closed.
-import { maxHeaderSize } from 'node:http';
+import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, type StatusError } from '../request/errors.ts';
 import { writeStatusResponse } from './status-response.ts';
@@ -52,4 +53,16 @@ function refuse(socket: Duplex, status: StatusError): void {
   writeStatusResponse(socket, status);
   // a client that never reads its answer does not keep the connection
   setTimeout(() => socket.destroy(), CLOSE_AFTER_MS).unref();
+}
+
+/**
+ * `server.on('checkExpectation', answerExpectation)`: an `Expect` other than `100-continue` is not
+ * served (the handlers would never send what it asks for); the request's body, if any, is not read.
+ */
+export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const err = errors.unmetExpectation();
+  const body = JSON.stringify(err.toStatus());
+  res.shouldKeepAlive = false;
+  res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
+  res.end(body);
 }

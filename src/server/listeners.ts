@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { validateServing, type ServingOptions } from '../config/serving.ts';
 import { buildTlsServerOptions, offeredClientCaFiles, type ClientCaOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
-import { answerClientError } from './client-error.ts';
+import { answerClientError, answerExpectation } from './client-error.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
 
 export interface Listeners {
@@ -75,11 +75,12 @@ function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
 
 /**
  * Every listener serves the same app and the same upgrade entry: none skips a step of the chain.
- * Requests the HTTP parser refuses get a Status answer.
+ * Requests Node's HTTP layer refuses (unparsable, an unmet `Expect`) get a Status answer.
  */
 function serving<T extends http.Server | https.Server>(srv: T, onUpgrade: ((req: http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined): T {
   if (onUpgrade) srv.on('upgrade', onUpgrade);
   srv.on('clientError', answerClientError);
+  srv.on('checkExpectation', answerExpectation);
   return withTimeouts(srv);
 }
 

@@ -1,5 +1,5 @@
-// Requests Node's HTTP parser refuses before any handler sees them (an unknown method, a head over
-// the size limit, a header line that does not parse) are answered with the API's Status object on
+// Requests Node's HTTP layer refuses before any handler sees them (an unknown method, a head over
+// the size limit, a header line that does not parse, an Expect it cannot meet) are answered with the API's Status object on
 // both listeners, then the connection closes; requests pipelined ahead of the bad bytes are answered
 // first, in order; the server goes on serving.
 import net from 'node:net';
@@ -95,6 +95,19 @@ for (const scheme of ['http', 'https'] as const) {
     const a = await refusal(urls()[scheme], 'GET /api HTTP/1.1\r\nHost: x\r\nNo Colon Here\r\n\r\n');
     t.is(a.status, 400);
     t.like(JSON.parse(a.body), { kind: 'Status', reason: 'BadRequest', code: 400, message: 'the request is not well-formed HTTP/1.1' });
+  });
+}
+
+for (const scheme of ['http', 'https'] as const) {
+  test(`${scheme}: an Expect other than 100-continue gets 417 as a Status; the body is not read`, async (t) => {
+    const a = await refusal(urls()[scheme], 'POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Type: application/json\r\nContent-Length: 25\r\n\r\n{"metadata":{"name":"e"}}');
+    t.is(a.status, 417);
+    t.is(a.headers.connection, 'close');
+    t.deepEqual(JSON.parse(a.body), {
+      kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+      message: 'Expectation Failed: the only expectation this server meets is 100-continue', code: 417,
+    });
+    t.is((await srv.req('GET', '/api/v1/namespaces/e')).status, 404, 'nothing was created');
   });
 }
 
