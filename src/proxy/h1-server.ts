@@ -4,8 +4,8 @@
 // per-request objects (IncomingMessage, ServerResponse and their streams) were most of what a proxied
 // request cost beyond the socket writes (docs/proxy.md). What it does, as node:http does: keep-alive
 // and `Connection: close`, HTTP/1.0, pipelining (answers in request order), `Expect: 100-continue`
-// (anything else: 417), refusals as the API's Status object (400 for what does not parse, 405 for a
-// method it does not know or CONNECT, 431 for too large a header block), a bounded
+// and refusals as the API's Status object (417 for any other expectation, 400 for what does not
+// parse, 405 for a method it does not know or CONNECT, 431 for too large a header block), a bounded
 // wait for a request's headers and for the next request on an idle connection, and a connection
 // upgrade handed over with the bytes that followed its headers.
 import { maxHeaderSize, STATUS_CODES, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
@@ -434,8 +434,9 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
           this.done = true;
           if (body === null) this.feed.pause();
           else body.resume();
-          reply.writeHead(417, { 'content-length': 0 });
-          reply.end();
+          const status = JSON.stringify(errors.unmetExpectation().toStatus());
+          reply.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(status) });
+          reply.end(status);
           return 0;
         }
         // as node:http does unasked: the caller may send the body

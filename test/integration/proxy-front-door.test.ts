@@ -142,6 +142,7 @@ test('Expect: 100-continue gets 100 Continue, then the answer with the body forw
   t.notRegex(r.text, /"expect"/, 'this hop answered the expectation');
   const odd = await talk(port, `GET /e HTTP/1.1\r\nhost: x\r\n${AUTH}expect: something-else\r\n\r\n`);
   t.regex(odd.text, /^HTTP\/1\.1 417 /);
+  t.like(statusBody(odd.text), { kind: 'Status', status: 'Failure', code: 417 });
   t.true(odd.closed);
 });
 
