@@ -61,8 +61,12 @@ export function respondError(ctx: Koa.Context, media: MediaTypeRegistry, err: St
     respond(ctx, media, err.code, status);
   } catch (e) {
     if (!(e instanceof StatusError)) throw e;
-    ctx.status = err.code;
-    ctx.type = JSON_MEDIA_TYPE;
-    ctx.body = `${JSON.stringify(status)}\n`;
+    // written here, not left to Koa: a handler that writes its own answer (the kubelet streams) has
+    // turned Koa's respond step off, and the request would never be answered
+    const text = `${JSON.stringify(status)}\n`;
+    ctx.respond = false;
+    ctx.status = err.code; // for the request log
+    ctx.res.writeHead(err.code, { 'Content-Type': JSON_MEDIA_TYPE, 'Content-Length': Buffer.byteLength(text) });
+    ctx.res.end(text);
   }
 }

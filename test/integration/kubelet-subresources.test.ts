@@ -287,3 +287,21 @@ test.serial('exec refusals are Status answers before anything reaches a kubelet'
   const plain = await s.req('POST', `/api/v1/namespaces/${NS}/pods/p/exec?command=ls`);
   t.like(plain.json, { code: 400, message: 'Upgrade request required' });
 });
+
+test.serial('a refusal of a streamed subresource is answered in JSON when the Accept header admits no type of ours', async (t) => {
+  // these handlers write their own answers; the JSON fallback for an unacceptable Accept once left
+  // the answer to Koa, which had been told not to send one, and the request hung
+  const accept = { accept: 'application/json;q=x' };
+  const cases: Array<[string, number]> = [
+    [`/api/v1/namespaces/${NS}/pods/nosuch/log`, 404],
+    ['/api/v1/nodes/nosuch/proxy/stats', 404],
+    [`/api/v1/namespaces/${NS}/services/nosuch/proxy/`, 404],
+    [`/api/v1/namespaces/${NS}/pods/two/log`, 400],
+  ];
+  for (const [path, code] of cases) {
+    const r = await Promise.race([s.req('GET', path, undefined, accept), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${path}: no answer in 5 s`)), 5000))]);
+    t.is(r.status, code, path);
+    t.is(r.headers.get('content-type'), 'application/json', path);
+    t.like(r.json, { kind: 'Status', code }, path);
+  }
+});
