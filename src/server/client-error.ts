@@ -1,6 +1,6 @@
 // Node's HTTP layer refuses some requests before any handler sees them: a head over its size limit,
 // a method or a header line it cannot parse, a head that did not arrive within the headers timeout,
-// an `Expect` header it cannot meet.
+// an `Expect` header it cannot meet, CONNECT; and some it lets through that HTTP/1.1 refuses.
 // Its own answer is a bare status line; the server's is the API's Status object, as for every other
 // refusal. Nothing reaches the filter chain: the connection is answered and closed.
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,9 +19,11 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   if (refused.has(socket)) return;
   refused.add(socket);
   const status = errors.unparsedRequest(err.code, maxHeaderSize);
-  const answering = (socket as { _httpMessage?: unknown })._httpMessage != null;
-  // a request whose body stalls past the request timeout is being answered already: only the cut is left
-  if (!status || !socket.writable || (answering && status.code === 408)) {
+  // A request still arriving when the parser gave up (its body cut short by the client's FIN, or
+  // stalled past the request timeout) is in its handler's hands, which will never see its end: only
+  // the cut is left. The handler's body read then fails as the client's error.
+  const inFlight = (socket as { _httpMessage?: { req?: IncomingMessage } | null })._httpMessage;
+  if (!status || !socket.writable || (inFlight && !inFlight.req?.complete)) {
     socket.destroy();
     return;
   }
@@ -60,9 +62,41 @@ function refuse(socket: Duplex, status: StatusError): void {
  * served (the handlers would never send what it asks for); the request's body, if any, is not read.
  */
 export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const err = errors.unmetExpectation();
+  endWithStatus(res, errors.unmetExpectation());
+}
+
+/** A refusal on Node's response object, then the connection closes. */
+function endWithStatus(res: ServerResponse, err: StatusError): void {
   const body = JSON.stringify(err.toStatus());
   res.shouldKeepAlive = false;
   res.writeHead(err.code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-cache, private' });
   res.end(body);
+}
+
+/**
+ * What Node's parser lets through and HTTP/1.1 refuses, as the reference (Go's net/http) refuses it
+ * with 400, here as a Status, before any handler: a request without a Host header (RFC 9112 §3.2;
+ * Node's own check, `requireHostHeader`, is off because its answer is a bare 400), and a transfer
+ * coding other than `chunked` (Node would read such a body to the connection's end, so the request
+ * would wait for a close that a client waiting for its answer never sends). True when `res` has been
+ * answered; the connection then closes.
+ */
+export function refusedByHttpRules(req: IncomingMessage, res: ServerResponse): boolean {
+  const te = req.headers['transfer-encoding'];
+  if (te !== undefined && te.trim().toLowerCase() !== 'chunked') {
+    endWithStatus(res, errors.badRequest('unsupported transfer encoding: only "chunked" is accepted'));
+    return true;
+  }
+  if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+    endWithStatus(res, errors.badRequest('missing required Host header'));
+    return true;
+  }
+  return false;
+}
+
+/** `server.on('connect', answerConnect)`: CONNECT is not served (this is no forward proxy). */
+export function answerConnect(_req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => socket.destroy());
+  writeStatusResponse(socket, errors.methodNotAllowed());
+  setTimeout(() => socket.destroy(), CLOSE_AFTER_MS).unref();
 }

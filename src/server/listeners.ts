@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { validateServing, type ServingOptions } from '../config/serving.ts';
 import { buildTlsServerOptions, offeredClientCaFiles, type ClientCaOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
-import { answerClientError, answerExpectation } from './client-error.ts';
+import { answerClientError, answerConnect, answerExpectation, refusedByHttpRules } from './client-error.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
 
 export interface Listeners {
@@ -67,6 +67,9 @@ function listen(srv: http.Server | https.Server, port: number, host: string): Pr
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 const HEADERS_TIMEOUT_MS = 60_000;
 
+/** Node checks Host itself with a bare 400; the server answers that with a Status (refusedByHttpRules). */
+const NODE_SERVER_OPTIONS: http.ServerOptions = { requireHostHeader: false };
+
 function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
   srv.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   srv.headersTimeout = HEADERS_TIMEOUT_MS;
@@ -75,12 +78,13 @@ function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
 
 /**
  * Every listener serves the same app and the same upgrade entry: none skips a step of the chain.
- * Requests Node's HTTP layer refuses (unparsable, an unmet `Expect`) get a Status answer.
+ * Requests Node's HTTP layer refuses (unparsable, an unmet `Expect`, CONNECT, no Host) get a Status answer.
  */
 function serving<T extends http.Server | https.Server>(srv: T, onUpgrade: ((req: http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined): T {
   if (onUpgrade) srv.on('upgrade', onUpgrade);
   srv.on('clientError', answerClientError);
   srv.on('checkExpectation', answerExpectation);
+  srv.on('connect', answerConnect);
   return withTimeouts(srv);
 }
 
@@ -110,6 +114,7 @@ export async function startListeners(
     if (stopping) for (const s of servers) s.closeIdleConnections();
   };
   const counted: http.RequestListener = (req, res) => {
+    if (refusedByHttpRules(req, res)) return;
     inflight.track(res, idleAfterAnswer);
     if (stopping) res.setHeader('Connection', 'close');
     callback(req, res);
@@ -144,7 +149,7 @@ export async function startListeners(
   };
   try {
     if (options.insecurePort !== undefined) {
-      const srv = add(serving(http.createServer(counted), onUpgrade));
+      const srv = add(serving(http.createServer(NODE_SERVER_OPTIONS, counted), onUpgrade));
       await listen(srv, options.insecurePort, options.insecureBindAddress);
       const port = (srv.address() as AddressInfo).port;
       out.insecureUrl = `http://${bracket(options.insecureBindAddress)}:${port}`;
@@ -157,7 +162,7 @@ export async function startListeners(
           ? { certFile: options.tlsCertFile, keyFile: options.tlsPrivateKeyFile }
           : selfSignedServingCert(options.certDir);
       const clientCaFiles = offeredClientCaFiles(options);
-      const srv = add(serving(https.createServer(buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), counted), onUpgrade));
+      const srv = add(serving(https.createServer({ ...buildTlsServerOptions({ certFile, keyFile, clientCaFiles }), ...NODE_SERVER_OPTIONS }, counted), onUpgrade));
       await listen(srv, options.securePort, options.bindAddress);
       const port = (srv.address() as AddressInfo).port;
       const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' ? '127.0.0.1' : options.bindAddress;

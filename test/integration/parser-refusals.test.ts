@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { createServer, type PortcullisServer } from '../../src/server/server.ts';
+import { request } from '../helpers/server.ts';
 
 interface RawAnswer {
   status: number;
@@ -57,11 +58,22 @@ async function refusal(url: string, bytes: Buffer | string): Promise<RawAnswer> 
   return answers[0];
 }
 
-let srv: TestServer;
+/** The server under test, with what it logs (a client's refusal is never an error of the server's). */
+interface Served {
+  server: PortcullisServer;
+  url: string;
+  logged: string[];
+  req(method: string, path: string): ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+let srv: Served;
 let certDir: string;
 test.before(async () => {
   certDir = mkdtempSync(join(tmpdir(), 'portcullis-parser-refusals-'));
-  srv = await startServer({ securePort: 0, certDir });
+  const logged: string[] = [];
+  const server = await createServer({ insecurePort: 0, securePort: 0, certDir, authorizationMode: ['AlwaysAllow'] }, { log: (m) => logged.push(m) });
+  const url = server.insecureUrl!;
+  srv = { server, url, logged, req: (method, path) => request(url, method, path), close: () => server.close() };
 });
 test.after.always(async () => {
   await srv?.close();
@@ -123,6 +135,48 @@ test('requests pipelined ahead of bad bytes are answered first, then the refusal
   t.deepEqual(answers.map((a) => a.status), [200, 200, 400]);
   t.is(JSON.parse(answers[0].body).major, '1');
   t.like(JSON.parse(answers[2].body), { kind: 'Status', code: 400 });
+});
+
+for (const scheme of ['http', 'https'] as const) {
+  test(`${scheme}: an HTTP/1.1 request without Host gets 400 as a Status; HTTP/1.0 needs none`, async (t) => {
+    const a = await refusal(urls()[scheme], 'GET /version HTTP/1.1\r\n\r\n');
+    t.is(a.status, 400);
+    t.is(a.headers.connection, 'close');
+    t.like(JSON.parse(a.body), { kind: 'Status', reason: 'BadRequest', code: 400, message: 'missing required Host header' });
+    const old = await refusal(urls()[scheme], 'GET /version HTTP/1.0\r\n\r\n');
+    t.is(old.status, 200);
+    t.is(JSON.parse(old.body).major, '1');
+  });
+
+  test(`${scheme}: CONNECT gets 405 as a Status`, async (t) => {
+    const a = await refusal(urls()[scheme], 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    t.is(a.status, 405);
+    t.like(JSON.parse(a.body), { kind: 'Status', reason: 'MethodNotAllowed', code: 405 });
+  });
+}
+
+test('a transfer coding other than chunked gets 400 as a Status at once, not a wait for the connection to close', async (t) => {
+  const a = await refusal(srv.url, 'GET /api HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n');
+  t.is(a.status, 400);
+  t.like(JSON.parse(a.body), { kind: 'Status', reason: 'BadRequest', code: 400, message: 'unsupported transfer encoding: only "chunked" is accepted' });
+});
+
+test('a body the client cuts short with its FIN: the connection closes, and the server logs no error of its own', async (t) => {
+  const before = srv.logged.length;
+  const u = new URL(srv.url);
+  await new Promise<void>((resolve, reject) => {
+    const s = net.connect(Number(u.port), u.hostname, () => {
+      s.write('POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"metadata":');
+      setTimeout(() => s.end(), 200);
+    });
+    s.resume();
+    s.on('close', () => resolve());
+    s.on('error', reject);
+    s.setTimeout(10_000, () => reject(new Error('the server kept the connection')));
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  t.deepEqual(srv.logged.slice(before).filter((m) => /\b5\d\d\b/.test(m)), []);
+  t.is((await srv.req('GET', '/api/v1/namespaces')).status, 200);
 });
 
 test('the server serves on after refusals', async (t) => {

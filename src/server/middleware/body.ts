@@ -53,12 +53,13 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
       done();
       resolve({ chunks, size });
     };
-    const onError = (e: Error): void => {
+    // the connection failed or closed before the body's end: the client is gone, so this is its
+    // error (a 400 nobody reads), not the server's (a 500 in the log)
+    const onError = (): void => {
       done();
-      reject(e);
+      reject(errors.badRequest('the request body was cut short: the connection closed before its end'));
     };
-    // the connection closed before the body's end: the client is gone
-    const onClose = (): void => onError(Object.assign(new Error('request body ended early: the connection closed'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const onClose = onError;
     if (req.destroyed) {
       onClose();
       return;
