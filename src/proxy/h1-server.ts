@@ -338,10 +338,13 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private readonly listeners = {
       drain: (): void => this.replies[0]?.drained(),
       gone: (): void => this.destroy(),
-      // the caller half-closed (the listener allows half-open sockets): answer what was asked, then close
+      // the caller half-closed (the listener allows half-open sockets): answer what was asked, then
+      // close; a body still arriving can never end now, so its request is cut short, and only the cut
+      // is left (the upstream exchange is aborted with it)
       end: (): void => {
         this.done = true;
-        if (this.replies.length === 0) this.closeGracefully();
+        if (this.body) this.destroy();
+        else if (this.replies.length === 0) this.closeGracefully();
       },
     };
 

@@ -166,6 +166,21 @@ test('a chunked request body reaches the upstream whole; a caller that half-clos
   t.regex(half, /"url":"\/half"/);
 });
 
+test('a caller that half-closes before its body is whole: the request is cut and the connection closed at once, no wait on the upstream', async (t) => {
+  const started = Date.now();
+  const cut = await new Promise<{ text: string }>((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let text = '';
+    s.on('data', (d) => (text += d.toString('latin1')));
+    s.on('close', () => resolve({ text }));
+    s.on('error', reject);
+    s.setTimeout(4000, () => reject(new Error('the proxy kept the connection (it waited on the upstream for a body that cannot come)')));
+    s.end(`POST /cut HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: 10\r\n\r\nabc`);
+  });
+  t.is(cut.text, '', 'nothing is answered for a request cut short');
+  t.true(Date.now() - started < 2000);
+});
+
 test('CONNECT is refused (405) and the connection closed', async (t) => {
   const r = await talk(port, `CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n${AUTH}\r\n`);
   t.regex(r.text, /^HTTP\/1\.1 405 /);
