@@ -8,10 +8,10 @@
 //
 // Seeded (FUZZ_SEED) so CI is repeatable; FUZZ_HEAD_RUNS sets the number of heads. A counterexample
 // found once is kept in `fixedCases` and runs on every build.
-import net from 'node:net';
 import test from 'ava';
 import fc from 'fast-check';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { exchange, type Answer } from './raw-http.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_HEAD_RUNS ?? 800);
@@ -93,100 +93,6 @@ function wire(h: Head): Buffer {
   return Buffer.from(`${lines.join(h.eol)}${h.eol}${h.eol}${body}`, 'latin1');
 }
 
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-/** The first final answer in `buf` once it is complete (1xx answers skipped), else undefined. */
-function firstAnswer(buf: Buffer, head: boolean, closed: boolean): Answer | undefined {
-  let at = 0;
-  for (;;) {
-    const end = buf.indexOf('\r\n\r\n', at);
-    if (end < 0) return undefined;
-    const [statusLine, ...lines] = buf.subarray(at, end).toString('latin1').split('\r\n');
-    const m = /^HTTP\/1\.[01] (\d{3}) /.exec(`${statusLine} `);
-    if (!m) throw new Error(`not an HTTP/1.1 status line: ${JSON.stringify(statusLine)}`);
-    const status = Number(m[1]);
-    const headers: Record<string, string> = {};
-    for (const l of lines) headers[l.slice(0, l.indexOf(':')).toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
-    const start = end + 4;
-    if (status >= 100 && status < 200 && status !== 101) { at = start; continue; }
-    if (head || status === 101 || status === 204 || status === 304) return { status, headers, body: Buffer.alloc(0) };
-    if (headers['content-length'] !== undefined) {
-      const n = Number(headers['content-length']);
-      return buf.length - start >= n ? { status, headers, body: buf.subarray(start, start + n) } : undefined;
-    }
-    if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
-      // de-chunk what is there; complete at the zero-length chunk
-      const parts: Buffer[] = [];
-      let p = start;
-      for (;;) {
-        const lineEnd = buf.indexOf('\r\n', p);
-        if (lineEnd < 0) return undefined;
-        const size = parseInt(buf.subarray(p, lineEnd).toString('latin1'), 16);
-        if (size === 0) return { status, headers, body: Buffer.concat(parts) };
-        if (buf.length < lineEnd + 2 + size + 2) return undefined;
-        parts.push(buf.subarray(lineEnd + 2, lineEnd + 2 + size));
-        p = lineEnd + 2 + size + 2;
-      }
-    }
-    return closed ? { status, headers, body: buf.subarray(start) } : undefined;
-  }
-}
-
-/** Nothing but interim (1xx) answers, such as the 100 Continue that Node sends unasked. */
-const INTERIM_ONLY = /^(HTTP\/1\.1 1\d\d [^\r]*\r\n(?:[^\r]+\r\n)*\r\n)*$/;
-
-/**
- * Sends the head on a fresh connection; the first answer, or an error saying why there is none.
- * A head whose framing leaves its request unfinished (a length the server reads differently) is
- * ended with the caller's FIN: a request cut short may be closed without an answer ('cut').
- */
-function exchange(port: number, bytes: Buffer, head: boolean): Promise<Answer | 'cut'> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect(port, '127.0.0.1');
-    let buf = Buffer.alloc(0);
-    let done = false;
-    let finSent = false;
-    const finish = (err: Error | undefined, a?: Answer | 'cut') => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      s.destroy();
-      if (err) reject(err);
-      else resolve(a!);
-    };
-    const look = (closed: boolean) => {
-      try {
-        const a = firstAnswer(buf, head, closed);
-        if (a) finish(undefined, a);
-        else if (closed && finSent && INTERIM_ONLY.test(buf.toString('latin1'))) finish(undefined, 'cut');
-        else if (closed) finish(new Error(`closed without a complete answer: ${JSON.stringify(buf.toString('latin1').slice(0, 200))}`));
-      } catch (e) {
-        finish(e as Error);
-      }
-    };
-    // a head the parser still waits on (a length it reads differently) ends with the caller's FIN
-    const halfClose = setTimeout(() => {
-      finSent = true;
-      s.end();
-    }, ANSWER_MS / 2);
-    const timer = setTimeout(() => finish(new Error('no answer in time')), ANSWER_MS);
-    s.on('connect', () => s.write(bytes));
-    s.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      look(false);
-    });
-    s.on('close', () => {
-      clearTimeout(halfClose);
-      look(true);
-    });
-    s.on('error', () => look(true));
-  });
-}
-
 /** Why `a` is not an acceptable answer, or undefined. */
 function fault(a: Answer, method: string): string | undefined {
   if (a.status >= 500) return `status ${a.status}: ${a.body.toString('latin1').slice(0, 200)}`;
@@ -234,7 +140,7 @@ test.after.always(async () => {
 const seen = new Map<number | 'cut', number>();
 
 async function check(h: Head): Promise<void> {
-  const a = await exchange(port, wire(h), h.method === 'HEAD');
+  const a = await exchange(port, wire(h), h.method === 'HEAD', ANSWER_MS);
   const key = a === 'cut' ? 'cut' : a.status;
   seen.set(key, (seen.get(key) ?? 0) + 1);
   if (a === 'cut') return;
@@ -255,7 +161,7 @@ test('generated heads: each gets an answer below 500, a refusal a Status; /healt
       await check(h);
       if (++n % 25 === 0 && (await healthzMs(srv)) > HEALTHZ_MS) throw new Error('/healthz slowed down');
     }),
-    { seed: SEED, numRuns: RUNS, endOnFailure: true },
+    { seed: SEED, numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
   );
   t.true((await healthzMs(srv)) < HEALTHZ_MS);
   t.is(n, RUNS);

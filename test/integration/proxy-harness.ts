@@ -90,14 +90,17 @@ export function tokenFile(dir: string, users: Record<string, string[]>): string 
 
 export const bearer = (user: string): Record<string, string> => ({ authorization: `Bearer tok-${user}` });
 
-/** A proxy in this process on loopback: one route (every path) to `upstream`, user alice (token tok-alice) allowed every path. */
-export async function proxyForAlice(dir: string, upstream: string): Promise<RunningProxy> {
+/**
+ * A proxy in this process on loopback: one route (every path) to `upstream`; users alice and bob
+ * (tokens tok-alice, tok-bob), alice allowed what the ABAC `rule` says (every path unless given).
+ */
+export async function proxyForAlice(dir: string, upstream: string, rule: Record<string, unknown> = { nonResourcePath: '*' }): Promise<RunningProxy> {
   const policy = join(dir, 'policy.jsonl');
-  writeFileSync(policy, `${abac({ user: 'alice', nonResourcePath: '*' })}\n`);
+  writeFileSync(policy, `${abac({ user: 'alice', ...rule })}\n`);
   return startProxy({
     config: proxyConfigFrom({ routes: [{ name: 'all', prefix: '/', upstream }] }),
     insecureListenAddress: '127.0.0.1:0',
-    authentication: { tokenAuthFile: tokenFile(dir, { alice: [] }) },
+    authentication: { tokenAuthFile: tokenFile(dir, { alice: [], bob: [] }) },
     policy: { 'policy-file': [policy] },
     log: () => {},
   });
