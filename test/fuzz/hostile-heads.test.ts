@@ -119,6 +119,15 @@ async function healthzMs(srv: TestServer): Promise<number> {
   return performance.now() - t0;
 }
 
+/**
+ * Whether /healthz answers within HEALTHZ_MS: the best of three tries, so that one stall of a busy
+ * test machine is not blamed on the server, while a server the heads slowed down still fails.
+ */
+async function prompt(srv: TestServer): Promise<boolean> {
+  for (let i = 0; i < 3; i++) if ((await healthzMs(srv)) < HEALTHZ_MS) return true;
+  return false;
+}
+
 /** Heads fast-check found once; they run on every build. */
 const fixedCases: Head[] = [
   { method: 'CONNECT', target: '127.0.0.1:443', version: 'HTTP/1.1', headers: [['Host', '127.0.0.1:443']], eol: '\r\n' },
@@ -150,7 +159,7 @@ async function check(h: Head): Promise<void> {
 
 test('fixed cases: each head gets an answer below 500, a refusal a Status', async (t) => {
   for (const h of fixedCases) await t.notThrowsAsync(check(h), JSON.stringify(h).slice(0, 200));
-  t.true((await healthzMs(srv)) < HEALTHZ_MS);
+  t.true(await prompt(srv));
 });
 
 test('generated heads: each gets an answer below 500, a refusal a Status; /healthz stays prompt', async (t) => {
@@ -159,11 +168,11 @@ test('generated heads: each gets an answer below 500, a refusal a Status; /healt
   await fc.assert(
     fc.asyncProperty(heads, async (h) => {
       await check(h);
-      if (++n % 25 === 0 && (await healthzMs(srv)) > HEALTHZ_MS) throw new Error('/healthz slowed down');
+      if (++n % 25 === 0 && !(await prompt(srv))) throw new Error('/healthz slowed down');
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true, includeErrorInReport: true },
   );
-  t.true((await healthzMs(srv)) < HEALTHZ_MS);
+  t.true(await prompt(srv));
   t.is(n, RUNS);
   t.log(`statuses: ${JSON.stringify(Object.fromEntries(seen))}`);
   // the heads reach the parser's refusals, the front door's and the handlers' answers alike
