@@ -85,11 +85,21 @@ function busy(ms: number): void {
 
 test.serial('a queued write waits for the turn to end, unless the batch has waited more than 2 ms', async (t) => {
   const order: string[] = [];
-  inTurnBatch(() => order.push('a'));
-  inTurnBatch(() => order.push('b'));
-  t.deepEqual(order, [], 'nothing written inside the turn');
-  await new Promise((resolve) => setImmediate(resolve));
-  t.deepEqual(order, ['a', 'b'], 'written together at the turn end, in order');
+  // Two writes queued back to back stay queued, unless the machine stalls this process past the
+  // 2 ms hold between them (a loaded CI machine does): then the aged flush is right, and the pair is
+  // queued again, until one attempt is not stalled.
+  let stalled = true;
+  for (let attempt = 0; attempt < 20 && stalled; attempt++) {
+    order.length = 0;
+    const t0 = performance.now();
+    inTurnBatch(() => order.push('a'));
+    inTurnBatch(() => order.push('b'));
+    stalled = performance.now() - t0 > 1;
+    if (!stalled) t.deepEqual(order, [], 'nothing written inside the turn');
+    await new Promise((resolve) => setImmediate(resolve));
+    t.deepEqual(order, ['a', 'b'], 'written together at the turn end, in order');
+  }
+  t.false(stalled, 'one attempt queued both writes within the hold');
 
   order.length = 0;
   inTurnBatch(() => order.push('early'));
