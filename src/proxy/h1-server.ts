@@ -12,6 +12,7 @@ import { maxHeaderSize, STATUS_CODES, type IncomingHttpHeaders, type OutgoingHtt
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { errors, StatusError } from '../request/errors.ts';
+import { statusResponseText } from '../request/status-response.ts';
 import { checkHeaderLine, eachHeaderLine } from './header-lines.ts';
 import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
@@ -455,8 +456,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       if (this.dead) return;
       // with answers still owed, a status written now would read as the first one's: just close
       if (this.replies.length > 0) { this.destroy(); return; }
-      const body = JSON.stringify(err.toStatus());
-      this.socket.write(`HTTP/1.1 ${err.code} ${STATUS_CODES[err.code]}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`, 'latin1');
+      this.socket.write(statusResponseText(err));
       this.closeGracefully();
     }
 

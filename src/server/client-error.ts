@@ -6,7 +6,7 @@
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { errors, type StatusError } from '../request/errors.ts';
-import { writeStatusResponse } from './status-response.ts';
+import { writeStatusResponse } from '../request/status-response.ts';
 
 /** How long a refused connection may take to read its answer before it is cut. */
 const CLOSE_AFTER_MS = 10_000;

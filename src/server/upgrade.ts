@@ -13,7 +13,7 @@ import { authorizeRequest } from '../frontdoor/authorize.ts';
 import { UPGRADE_SUBRESOURCES, type KubeletService } from '../registry/kubelet/service.ts';
 import { proxyUpgrade } from '../registry/kubelet/upgrade.ts';
 import { redactCredentials } from './middleware/errors.ts';
-import { writeStatusResponse } from './status-response.ts';
+import { writeStatusResponse } from '../request/status-response.ts';
 
 export type UpgradeListener = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 

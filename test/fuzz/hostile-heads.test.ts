@@ -11,21 +11,13 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { exchange, type Answer } from './raw-http.ts';
+import { exchange, wire, type Answer, type Head } from './raw-http.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_HEAD_RUNS ?? 800);
 /** How long the server may take to answer one head (a complete request is answered at once). */
 const ANSWER_MS = 5000;
 const HEALTHZ_MS = 200;
-
-interface Head {
-  method: string;
-  target: string;
-  version: string;
-  headers: [string, string][];
-  eol: string;
-}
 
 const methods = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS') },
@@ -81,17 +73,6 @@ const heads: fc.Arbitrary<Head> = fc
     eol: fc.oneof({ weight: 9, arbitrary: fc.constant('\r\n') }, { weight: 1, arbitrary: fc.constant('\n') }),
   })
   .map(({ host, headers, ...rest }) => ({ ...rest, headers: host ? [['Host', '127.0.0.1'] as [string, string], ...headers] : headers }));
-
-/** The bytes of a head, with a body as long as a single plain Content-Length says (a chunked end otherwise). */
-function wire(h: Head): Buffer {
-  const lines = [`${h.method} ${h.target} ${h.version}`.trimEnd(), ...h.headers.map(([k, v]) => `${k}: ${v}`)];
-  const lengths = h.headers.filter(([k]) => k.toLowerCase() === 'content-length');
-  const chunked = h.headers.some(([k, v]) => k.toLowerCase() === 'transfer-encoding' && v.includes('chunked'));
-  let body = '';
-  if (lengths.length === 1 && /^\d+$/.test(lengths[0][1]) && Number(lengths[0][1]) <= 100) body = '{}'.padEnd(Number(lengths[0][1]), ' ').slice(0, Number(lengths[0][1]));
-  else if (chunked) body = `0${h.eol}${h.eol}`;
-  return Buffer.from(`${lines.join(h.eol)}${h.eol}${h.eol}${body}`, 'latin1');
-}
 
 /** Why `a` is not an acceptable answer, or undefined. */
 function fault(a: Answer, method: string): string | undefined {

@@ -13,18 +13,11 @@ import test from 'ava';
 import fc from 'fast-check';
 import type { RunningProxy } from '../../src/proxy/start.ts';
 import { proxyForAlice, startEcho, tempDir, type Echo, type EchoServer } from '../integration/proxy-harness.ts';
-import { exchange } from './raw-http.ts';
+import { exchange, wire, type Head } from './raw-http.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const RUNS = Number(process.env.FUZZ_PROXY_RUNS ?? 800);
 const ANSWER_MS = 5000;
-
-interface Head {
-  method: string;
-  target: string;
-  version: string;
-  headers: [string, string][];
-}
 
 const methods = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('GET', 'GET', 'GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS') },
@@ -70,16 +63,6 @@ const heads: fc.Arbitrary<Head> = fc
     order: fc.boolean(),
   })
   .map(({ credentials: c, extra, order, ...rest }) => ({ ...rest, headers: [['Host', '127.0.0.1'] as [string, string], ...(order ? [...c, ...extra] : [...extra, ...c])] }));
-
-function wire(h: Head): Buffer {
-  const lines = [`${h.method} ${h.target} ${h.version}`.trimEnd(), ...h.headers.map(([k, v]) => `${k}: ${v}`)];
-  const lengths = h.headers.filter(([k]) => k.toLowerCase() === 'content-length');
-  const chunked = h.headers.some(([k, v]) => k.toLowerCase() === 'transfer-encoding' && v.includes('chunked'));
-  let body = '';
-  if (lengths.length === 1 && /^\d+$/.test(lengths[0][1])) body = '{}'.slice(0, Number(lengths[0][1]));
-  else if (chunked) body = '0\r\n\r\n';
-  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`, 'latin1');
-}
 
 /** The target's path as the upstream must see it: resolved dot segments, under /allowed/. */
 function lawful(url: string): boolean {

@@ -2,6 +2,31 @@
 // library to refuse or repair them), the first final answer read back and parsed by its framing.
 import net from 'node:net';
 
+/** A request head as the fuzzers generate it: every part written as given. */
+export interface Head {
+  method: string;
+  target: string;
+  version: string;
+  headers: [string, string][];
+  /** The line end: CRLF unless given (a bare LF is a head of its own kind). */
+  eol?: string;
+}
+
+/**
+ * The bytes of a head, with a body as long as a single plain Content-Length of at most 100 says (a
+ * chunked end otherwise), so that a head whose framing the parser reads as written is complete.
+ */
+export function wire(h: Head): Buffer {
+  const eol = h.eol ?? '\r\n';
+  const lines = [`${h.method} ${h.target} ${h.version}`.trimEnd(), ...h.headers.map(([k, v]) => `${k}: ${v}`)];
+  const lengths = h.headers.filter(([k]) => k.toLowerCase() === 'content-length');
+  const chunked = h.headers.some(([k, v]) => k.toLowerCase() === 'transfer-encoding' && v.includes('chunked'));
+  let body = '';
+  if (lengths.length === 1 && /^\d+$/.test(lengths[0][1]) && Number(lengths[0][1]) <= 100) body = '{}'.padEnd(Number(lengths[0][1]), ' ').slice(0, Number(lengths[0][1]));
+  else if (chunked) body = `0${eol}${eol}`;
+  return Buffer.from(`${lines.join(eol)}${eol}${eol}${body}`, 'latin1');
+}
+
 export interface Answer {
   status: number;
   headers: Record<string, string>;
