@@ -141,6 +141,12 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
     private feed: ParserFeed | undefined;
     /** The caller's side asked for no more of the body for now. */
     private paused = false;
+    /**
+     * The answer ended cleanly and the connection may be kept: it goes back to the pool once the
+     * parse that read the answer's end has returned, so bytes after that end in the same read are
+     * seen first (and drop it) rather than read as the answer to the next request sent on it.
+     */
+    private reusable = false;
 
     constructor() {
       open++;
@@ -157,12 +163,16 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       p[HTTPParser.kOnHeadersComplete] = ((_maj, _min, h, _m, _u, status, _msg, _upg, keepAlive) => this.onHead(h, status, keepAlive)) satisfies OnHeadersComplete;
       p[HTTPParser.kOnBody] = (b: Buffer) => this.onBody(b);
       p[HTTPParser.kOnMessageComplete] = () => this.onMessageComplete();
+      // an answer begins with no request sent for it: bytes the upstream sent unasked (past the end
+      // of the last answer, or on an idle connection), which no caller may be handed
+      p[HTTPParser.kOnMessageBegin] = () => { if (!this.ex) this.fail(new Error('the upstream sent an answer nobody asked for')); };
       // the parser is fed once the connection is up (a TLS one: after the handshake), when the
       // socket's native handle is there to be read by it
       const start = (): void => {
         if (this.dead) return;
         this.feed = feedParser(this.socket, p, (r) => {
           if (r instanceof Error) this.fail(new Error(`the upstream's answer is not HTTP/1.1: ${(r as Error & { reason?: string }).reason ?? r.message}`));
+          else if (this.reusable) { this.reusable = false; release(this); }
         });
         if (this.paused) this.feed.pause();
       };
@@ -234,7 +244,8 @@ export function createH1Client(endpoint: Endpoint, hostHeader: string, opts: H1C
       if (reusable) {
         // the next exchange reads from the start, whatever this one's caller last asked
         if (this.paused) { this.paused = false; this.feed?.resume(); }
-        release(this);
+        // back to the pool when this read's parse returns (see `reusable`)
+        this.reusable = true;
       } else this.destroy();
     }
 

@@ -154,6 +154,41 @@ test('bytes an idle connection receives unasked drop it; the next request opens 
   }
 });
 
+test('bytes after the end of an answer, in the same read, are not taken as the answer of a request waiting for the connection', async (t) => {
+  // The upstream ends its first answer with a whole second one. A request queued for the pool's only
+  // connection must not be sent on it and handed those bytes (response queue poisoning): the
+  // connection is dropped and the queued request gets its own answer on a fresh one.
+  const up = await scripted((n) => n === 1
+    ? 'HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nfirstHTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nPOISON'
+    : `HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nreal-${n}`);
+  const c = tcp(up.port, 1);
+  try {
+    const [a, b] = await Promise.all([exchange(c, {}), exchange(c, { path: '/b' })]);
+    t.is(a.body, 'first');
+    t.not(b.body, 'POISON');
+    t.is(b.body, 'real-2');
+    t.is(up.connections(), 2, 'the connection that carried extra bytes is not reused');
+  } finally {
+    c.close();
+    await up.close();
+  }
+});
+
+test('bytes after the end of an answer that arrive with it drop the connection even when no request waits', async (t) => {
+  const up = await scripted((n) => n === 1
+    ? 'HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nfirstgarbage'
+    : `HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nreal-${n}`);
+  const c = tcp(up.port, 1);
+  try {
+    t.is((await exchange(c, {})).body, 'first');
+    t.is((await exchange(c, {})).body, 'real-2');
+    t.is(up.connections(), 2);
+  } finally {
+    c.close();
+    await up.close();
+  }
+});
+
 test('a header value or target that would split the request is refused before anything is written', async (t) => {
   const up = await scripted(() => 'HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
   const c = tcp(up.port);
