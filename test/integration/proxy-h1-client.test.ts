@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { createH1Client, type ExchangeHandler, type H1Client, type OutboundRequest } from '../../src/proxy/h1-client.ts';
 import type { RunningProxy } from '../../src/proxy/start.ts';
 import { bearer, proxyForAlice, raw, tempDir } from './proxy-harness.ts';
+import { scripted } from './scripted-upstream.ts';
 
 // The proxy's upstream client (src/proxy/h1-client.ts) against real sockets: upstreams that answer
 // with fixed bytes (odd but valid HTTP/1.1, or broken), and a node:http upstream for bodies.
@@ -26,40 +27,6 @@ function exchange(client: H1Client, req: Partial<OutboundRequest>): Promise<Answ
     };
     client.dispatch({ method: 'GET', path: '/', headers: {}, body: null, ...req }, handler);
   });
-}
-
-interface Scripted { port: number; connections: () => number; requests: string[]; close(): Promise<void> }
-
-/** A TCP upstream that answers each request head with `answer(n)` (n counts requests over all connections). */
-async function scripted(answer: (n: number, head: string) => string | null): Promise<Scripted> {
-  let connections = 0;
-  const requests: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    connections++;
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => {});
-    let buf = '';
-    s.on('data', (d) => {
-      buf += d.toString('latin1');
-      for (let end = buf.indexOf('\r\n\r\n'); end >= 0; end = buf.indexOf('\r\n\r\n')) {
-        const head = buf.slice(0, end);
-        buf = buf.slice(end + 4);
-        requests.push(head);
-        const out = answer(requests.length, head);
-        if (out === null) s.destroy();
-        else s.write(out, 'latin1');
-      }
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections: () => connections,
-    requests,
-    close: () => new Promise((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
-  };
 }
 
 const tcp = (port: number, maxConnections = 8, idleMs = 4000): H1Client => createH1Client({ kind: 'tcp', host: '127.0.0.1', port }, `127.0.0.1:${port}`, { maxConnections, idleMs });
