@@ -11,6 +11,15 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 
 const NONE: ReadonlySet<string> = new Set();
 
+/**
+ * What the proxy says of the connection (proxy.ts `outbound`): a caller's own are dropped, not passed
+ * on beside the proxy's, so an upstream that reads the first value is not told what the caller
+ * claims. X-Forwarded-For is among them because the proxy sends the caller's chain on itself, with
+ * the peer it saw appended. `Forwarded` (RFC 7239) the proxy does not write: a caller's would speak
+ * for the connection unchecked.
+ */
+const PROXY_SET = new Set(['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded']);
+
 /** Names listed in Connection are hop-by-hop too (RFC 9110 §7.6.1). The usual `keep-alive` or
  * `close` (or none) allocates nothing: this runs twice per proxied request. */
 function connectionTokens(headers: IncomingHttpHeaders | OutgoingHttpHeaders): ReadonlySet<string> {
@@ -50,7 +59,7 @@ export function upstreamPairs(inbound: IncomingHttpHeaders, strip: IdentityStrip
   for (const l in inbound) {
     const v = inbound[l];
     if (v === undefined) continue;
-    if (HOP_BY_HOP.has(l) || conn.has(l)) continue;
+    if (HOP_BY_HOP.has(l) || conn.has(l) || PROXY_SET.has(l)) continue;
     if (stripCredentials && l === 'authorization') continue;
     if (stripped(strip, l)) continue;
     if (typeof v === 'string') out.push(l, v);

@@ -87,6 +87,20 @@ test('the upstream receives the caller as identity headers (configured names), w
   t.is(r.headers['x-drop-me'], undefined);
 });
 
+test('X-Forwarded-Host, X-Forwarded-Proto and Forwarded are the proxy\'s to say: a caller\'s are dropped; X-Forwarded-For is appended to', async (t) => {
+  const r = await raw(url, 'GET', '/a/x', {
+    ...bearer('alice'),
+    'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', forwarded: 'for=10.0.0.1;proto=https;host=evil.example', 'x-forwarded-for': '10.9.9.9',
+  });
+  t.is(r.status, 200);
+  const h = r.json.headers;
+  t.is(h['x-forwarded-proto'], 'http', 'the caller came over plain HTTP, whatever it says');
+  t.is(h['x-forwarded-host'], new URL(url).host, 'the Host the caller sent, and only that');
+  t.is(h.forwarded, undefined);
+  // the chain: what the caller said, then the address the proxy saw
+  t.is(h['x-forwarded-for'], '10.9.9.9, 127.0.0.1');
+});
+
 test('routes by host, and by path to a unix-socket upstream', async (t) => {
   const byHost = await raw(url, 'GET', '/anything', { ...bearer('alice'), host: 'B.example:8443' });
   t.is(byHost.json.upstream, 'B');
