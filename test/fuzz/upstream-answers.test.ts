@@ -11,11 +11,15 @@
 // - no request got bytes sent for another: an answer names only its own request, never a
 //   smuggled one (response queue poisoning);
 // - a clean request sent afterwards is answered.
+// Then the same answers through `portcullis proxy` to callers on kept-alive connections: each gets
+// its own answer, the proxy's 502 Status, or a cut connection — never another request's answer.
 //
 // Seeded (FUZZ_SEED); FUZZ_UPSTREAM_RUNS sets the number of batches.
 import test from 'ava';
 import fc from 'fast-check';
+import http from 'node:http';
 import { createH1Client, type ExchangeHandler, type H1Client } from '../../src/proxy/h1-client.ts';
+import { proxyForAlice, tempDir } from '../integration/proxy-harness.ts';
 import { scripted, type Scripted } from '../integration/scripted-upstream.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
@@ -157,4 +161,68 @@ test('hostile upstream answers: every request settles, sound answers arrive exac
   t.log(`sound answers ${seen.sound}, delivered ${seen.delivered}, errors ${seen.errors}, answers with bytes past their end ${seen.smuggledSent}`);
   // the run reached both sides: sound answers delivered, broken ones refused, smuggling tried
   t.true(seen.sound > RUNS / 4 && seen.errors > RUNS / 10 && seen.smuggledSent > RUNS / 10, JSON.stringify(seen));
+});
+
+type Through = { kind: 'answer'; status: number; id: string | undefined; body: string } | { kind: 'cut' };
+
+/** One GET through the proxy on a kept-alive connection of `agent`: the answer, or 'cut' if the connection broke. */
+function throughProxy(base: string, agent: http.Agent, id: string): Promise<Through> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`request ${id} through the proxy did not settle in ${SETTLE_MS} ms`)), SETTLE_MS);
+    const done = (o: Through): void => { clearTimeout(timer); resolve(o); };
+    const req = http.get(`${base}/r/${id}`, { agent, headers: { authorization: 'Bearer tok-alice' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => done({ kind: 'answer', status: res.statusCode ?? 0, id: res.headers['x-id'] as string | undefined, body: Buffer.concat(chunks).toString('latin1') }));
+      res.on('aborted', () => done({ kind: 'cut' }));
+      res.on('error', () => done({ kind: 'cut' }));
+    });
+    req.on('error', () => done({ kind: 'cut' }));
+  });
+}
+
+test('through the proxy: kept-alive callers each get their own answer, a 502 Status, or a cut connection', async (t) => {
+  const plans = new Map<string, Script>();
+  const up = await scriptedBy(plans);
+  const proxy = await proxyForAlice(tempDir('fuzz-upstream'), `http://127.0.0.1:${up.port}`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+  let next = 0;
+  const seen = { own: 0, refused: 0, cut: 0 };
+  try {
+    await fc.assert(
+      fc.asyncProperty(fc.array(scripts, { minLength: 1, maxLength: 6 }), async (batch) => {
+        const ids = batch.map((s) => {
+          const id = `p${++next}`;
+          plans.set(id, s);
+          return id;
+        });
+        const outcomes = await Promise.all(ids.map((id) => throughProxy(proxy.insecureUrl!, agent, id)));
+        outcomes.forEach((o, i) => {
+          const s = batch[i];
+          const id = ids[i];
+          if (sound(s) && (o.kind !== 'answer' || o.status !== s.status || o.id !== id || o.body !== bodyOf(id))) {
+            throw new Error(`a sound answer (${JSON.stringify(s)}) to ${id} came through as ${JSON.stringify(o)}`);
+          }
+          if (o.kind === 'cut') { seen.cut++; return; }
+          if (o.id === undefined) {
+            // the proxy's own refusal of an answer it could not read
+            if (o.status !== 502 || !o.body.includes('"kind":"Status"')) throw new Error(`request ${id} got an answer from nowhere: ${JSON.stringify(o)}`);
+            seen.refused++;
+            return;
+          }
+          if (o.id !== id || o.body.includes(SMUGGLED) || (o.body !== '' && o.body !== bodyOf(id))) {
+            throw new Error(`request ${id} (${JSON.stringify(s)}) got another's answer: ${JSON.stringify(o)}`);
+          }
+          seen.own++;
+        });
+      }),
+      { seed: SEED, numRuns: Math.ceil(RUNS / 3) },
+    );
+  } finally {
+    agent.destroy();
+    await proxy.close();
+    await up.close();
+  }
+  t.log(`own answers ${seen.own}, 502 Status ${seen.refused}, cut ${seen.cut}`);
+  t.true(seen.own > 0 && seen.refused > 0 && seen.cut > 0, JSON.stringify(seen));
 });
