@@ -5,7 +5,8 @@
 // the proxy terminating TLS with the same certificate), and through the smallest node:http reverse
 // proxy (node-proxy-floor.mjs: the runtime's floor for anything built on node:http) — all in the
 // same run, 50 keep-alive connections from wrk (else autocannon) in a process of its own, best of 2
-// interleaved rounds.
+// interleaved rounds (PROXY_ROUNDS), every other one in reverse order, so that a drift of this VM's
+// speed over a round does not always favour the same setups.
 // Target: ≥ 60 % of direct with cached decisions. Needs `npm run build` first (the proxy runs from dist/).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { loadName, runLoad } from './load-gen.ts';
 const duration = Number(process.env.BENCH_SECONDS ?? 5);
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const TOKEN = 'bench-proxy-token-0123456789abcdef';
+const ROUNDS = Number(process.env.PROXY_ROUNDS ?? 2);
 
 interface Figure { rps: number; p99: number; errors: number }
 
@@ -61,7 +63,7 @@ const portcullis = (args: string[], port: number): Promise<ChildProcess> => star
 
 export default async function run(): Promise<void> {
   if (!existsSync('dist/main.js')) throw new Error('proxy needs the compiled build: run `npm run build` first');
-  console.log(`proxy: load from ${loadName()}, best of 2 interleaved rounds of ${duration} s (+${warmup} s warm-up each)`);
+  console.log(`proxy: load from ${loadName()}, best of ${ROUNDS} interleaved rounds of ${duration} s (+${warmup} s warm-up each)`);
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-proxy-'));
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, `${TOKEN},bench,uid-bench\nbench-proxy-self-token-0123456789,proxy,uid-proxy\n`, { mode: 0o600 });
@@ -151,8 +153,9 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
     }
 
     const best = new Map<string, Figure>();
-    for (let round = 0; round < 2; round++) {
-      for (const [name, url] of targets) {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const [name, url] of order) {
         const f = await measure(url, name === 'direct' || name.startsWith('nginx') || name.startsWith('node:http') || name.startsWith('llhttp') || name.includes('ignore') ? {} : { authorization: `Bearer ${TOKEN}` });
         const prior = best.get(name);
         if (!prior || f.rps > prior.rps) best.set(name, f);
