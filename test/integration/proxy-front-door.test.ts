@@ -95,6 +95,36 @@ test('ambiguous framing is refused with 400 and the connection closed: nothing r
   }
 });
 
+test.serial('a body that holds a whole request with identity headers reaches the upstream as that body, never as a request of its own', async (t) => {
+  // the upstream trusts X-Remote-User from the proxy: a request smuggled inside a body onto a pooled
+  // upstream connection would be taken as the proxy's word
+  const inner = 'GET /admin HTTP/1.1\r\nhost: x\r\nx-remote-user: root\r\nx-remote-group: system:masters\r\n\r\n';
+  const seen: { url: string; user: unknown; body: string }[] = [];
+  const record = (req: http.IncomingMessage): void => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString('latin1'); });
+    req.on('end', () => seen.push({ url: req.url ?? '', user: req.headers['x-remote-user'], body }));
+  };
+  echo.server.on('request', record);
+  try {
+    const half = 20;
+    const r = await talk(port, [
+      `POST /a HTTP/1.1\r\nhost: x\r\n${AUTH}content-length: ${inner.length}\r\n\r\n${inner}`,
+      // chunked, a chunk boundary inside the inner request line, the caller's own chunk extension
+      `POST /b HTTP/1.1\r\nhost: x\r\n${AUTH}transfer-encoding: chunked\r\n\r\n${half.toString(16)};x=y\r\n${inner.slice(0, half)}\r\n${(inner.length - half).toString(16)}\r\n${inner.slice(half)}\r\n0\r\n\r\n`,
+      `GET /c HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`,
+    ], /"url":"\/c"/);
+    t.deepEqual(statusLines(r.text), ['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.deepEqual(seen.map((x) => x.url), ['/a', '/b', '/c'], 'three requests reached the upstream, no fourth');
+    t.deepEqual(seen.map((x) => x.user), ['alice', 'alice', 'alice']);
+    t.is(seen[0].body, inner);
+    t.is(seen[1].body, inner);
+  } finally {
+    echo.server.off('request', record);
+  }
+});
+
 test('a header block over the limit is 431 and the connection closed', async (t) => {
   const r = await talk(port, `GET /a HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`);
   t.regex(r.text, /^HTTP\/1\.1 431 /);
