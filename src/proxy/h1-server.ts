@@ -33,6 +33,13 @@ export interface InboundRequest {
   readonly contentLength?: number;
   /** The connection is gone. */
   readonly destroyed: boolean;
+  /**
+   * The request is answered without its body (refused): a body that has arrived, or a small rest of
+   * one, is read and dropped so the connection can be kept; a body the caller has yet to send (one it
+   * asked leave for with `Expect: 100-continue`, more than 256 KiB, or chunked) is not read: the
+   * answer closes the connection. Call before writing the answer.
+   */
+  discardBody(): void;
 }
 
 /** The answer to one request (the subset of node:http's ServerResponse the proxy uses). */
@@ -73,6 +80,19 @@ export interface H1Server {
 const MAX_HEADER_PAIRS = 2000;
 /** A small answer's body is written with its head as one string: one plain write instead of a gathered one. */
 const JOIN_BELOW = 2048;
+
+/**
+ * The most of a refused request's body that is read to keep the connection (Go's server reads up to
+ * as much after a handler that left the body unread); a longer rest closes the connection instead.
+ */
+const DISCARD_BELOW = 256 * 1024;
+/**
+ * After a refusal that closes the connection with a body still coming, what the caller keeps sending
+ * is read and dropped for at most this long and this much after the answer has gone (so that the
+ * close does not reset the connection before the caller has read the answer), then it is closed.
+ */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 1024 * 1024;
 
 /** Answers held for pipelined requests before reading stops until the first is written. */
 const MAX_PIPELINED = 32;
@@ -118,6 +138,13 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       readonly body: Readable | null,
       readonly contentLength: number | undefined,
     ) {}
+
+    /** The answer this request gets (set as it is handed on). */
+    reply: ReplyImpl | undefined;
+
+    discardBody(): void {
+      if (this.body && this.reply) this.conn.discardBody(this.body, this.reply, this.contentLength);
+    }
 
     get socket(): Socket {
       return this.conn.socket;
@@ -291,6 +318,16 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     private body: Body | null = null;
     private upgrade: InboundRequest | null = null;
     private bodyPaused = false;
+    /** Bytes of the body being read (`body`) that have arrived. */
+    private bodyReceived = 0;
+    /**
+     * The answer whose request asked leave to send its body (`Expect: 100-continue`) and has not had
+     * it: the 100 Continue goes out when its body is first read for forwarding, never before the
+     * request is admitted (a refused caller is not invited to send a body nobody reads).
+     */
+    private continuePending: ReplyImpl | null = null;
+    /** After the answer, read and drop what the caller still sends for a while before closing. */
+    private linger = false;
     /** Requests whose headers were read in the piece being parsed: handed on once it parsed cleanly. */
     private parsed: Array<[InboundRequest, ReplyImpl]> = [];
     private pipelinePaused = false;
@@ -305,6 +342,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       };
       p[HTTPParser.kOnHeadersComplete] = ((maj, min, h, method, url, _s, _m, upgrade, keepAlive) => this.onHead(maj, min, h, method, url, upgrade, keepAlive)) satisfies OnHeadersComplete;
       p[HTTPParser.kOnBody] = (b: Buffer) => {
+        this.bodyReceived += b.length;
         if (this.body && !this.body.push(b)) this.pauseFor('body');
       };
       socket.setNoDelay(true);
@@ -325,6 +363,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       this.completedInPiece = true;
       this.body?.push(null);
       this.body = null;
+      this.continuePending = null;
       // nothing after a request that closes the connection is read (its body was)
       if (this.done) this.feed.pause();
     };
@@ -422,6 +461,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
         return 2;
       }
       this.body = body;
+      this.bodyReceived = 0;
       this.hookComplete(body !== null);
       const reply = new ReplyImpl(this, name === 'HEAD', maj === 1 && min === 0, !keepAlive);
       if (!keepAlive) {
@@ -443,9 +483,10 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
           reply.end(status);
           return 0;
         }
-        // as node:http does unasked: the caller may send the body
-        if (this.replies.length === 1) this.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+        // the caller may send its body once the request is admitted and the body read (bodyWants)
+        if (body !== null) this.continuePending = reply;
       }
+      req.reply = reply;
       this.parsed.push([req, reply]);
       return 0;
     }
@@ -460,12 +501,59 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       this.closeGracefully();
     }
 
+    /** A refused request's body (see InboundRequest.discardBody): dropped as it arrives, or the connection closed after the answer. */
+    discardBody(body: Readable, reply: ReplyImpl, length: number | undefined): void {
+      if (body !== this.body) {
+        // all of it arrived: what is buffered is dropped
+        body.resume();
+        return;
+      }
+      const unasked = this.continuePending === reply;
+      const rest = length === undefined ? Infinity : length - this.bodyReceived;
+      if (!unasked && rest <= DISCARD_BELOW) {
+        body.resume();
+        return;
+      }
+      // not read: the answer closes the connection, and what the caller still sends is not parsed
+      this.continuePending = null;
+      reply.closeAfter = true;
+      this.done = true;
+      this.linger = true;
+      this.body = null;
+      this.hookComplete(false);
+      body.destroy();
+      this.feed.pause();
+    }
+
     /** Ends the connection after what is written has gone out. */
     closeGracefully(): void {
       if (this.dead) return;
       this.done = true;
       this.socket.end();
-      this.socket.once('finish', () => this.destroy());
+      this.socket.once('finish', () => (this.linger ? this.lingerThenClose() : this.destroy()));
+    }
+
+    /**
+     * The answer and the FIN are out, and the caller may still be sending a body nobody reads: closing
+     * now would reset the connection, and the caller could lose the answer unread. What it sends is
+     * read unparsed and dropped until it closes its side, or for at most LINGER_MS and LINGER_BYTES.
+     */
+    private lingerThenClose(): void {
+      if (this.dead) return;
+      this.detach();
+      const socket = this.socket;
+      let dropped = 0;
+      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+      timer.unref();
+      socket.on('data', (d: Buffer) => {
+        dropped += d.length;
+        if (dropped > LINGER_BYTES) socket.destroy();
+      });
+      socket.on('end', () => socket.destroy());
+      socket.on('error', () => socket.destroy());
+      socket.once('close', () => clearTimeout(timer));
+      socket.resume();
+      this.dead = true;
     }
 
     private handOver(req: InboundRequest, head: Buffer): void {
@@ -505,6 +593,12 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
     }
 
     bodyWants(): void {
+      const waiting = this.continuePending;
+      if (waiting) {
+        this.continuePending = null;
+        // an answer owed to an earlier request goes first; the caller then sends its body unasked
+        if (this.replies[0] === waiting && !waiting.headersSent && !this.dead) this.socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
+      }
       this.bodyPaused = false;
       if (!this.pipelinePaused && !this.dead) this.feed.resume();
     }

@@ -316,8 +316,8 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
   }
 
   function refused(req: InboundRequest, res: Reply, e: unknown): void {
-    // the body is not read: drain it so the connection can be reused
-    req.body?.resume();
+    // the body is not forwarded: dropped, or the connection closed after the answer (a large one)
+    req.discardBody();
     fail(res, req, e);
   }
 

@@ -176,6 +176,48 @@ test('Expect: 100-continue gets 100 Continue, then the answer with the body forw
   t.true(odd.closed);
 });
 
+test('Expect: 100-continue from a caller who is refused: no 100 Continue, the refusal closes the connection', async (t) => {
+  for (const auth of ['', 'authorization: Bearer tok-bob\r\n']) {
+    const r = await talk(port, `POST /e HTTP/1.1\r\nhost: x\r\n${auth}content-length: 5\r\nexpect: 100-continue\r\n\r\n`);
+    t.regex(r.text, auth ? /^HTTP\/1\.1 403 / : /^HTTP\/1\.1 401 /, 'the refusal comes first: the caller was not invited to send its body');
+    t.notRegex(r.text, /100 Continue/);
+    t.regex(r.text, /\r\nconnection: close\r\n/);
+    t.true(r.closed);
+  }
+});
+
+test('a refused request with a large body still coming: the body is not read, the answer closes the connection', async (t) => {
+  const total = 100_000_000;
+  const r = await new Promise<{ text: string; sent: number }>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let text = '';
+    let sent = 0;
+    let closed = false;
+    s.on('data', (d) => { text += d.toString('latin1'); });
+    s.on('error', () => {});
+    s.on('close', () => { closed = true; resolve({ text, sent }); });
+    s.on('connect', async () => {
+      s.write(`POST /big HTTP/1.1\r\nhost: x\r\ncontent-length: ${total}\r\n\r\n`);
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      while (!closed && sent < total) {
+        if (s.write(chunk)) sent += chunk.length;
+        else await new Promise((w) => setTimeout(w, 2));
+      }
+    });
+  });
+  t.regex(r.text, /^HTTP\/1\.1 401 /);
+  t.regex(r.text, /\r\nconnection: close\r\n/);
+  t.like(statusBody(r.text), { kind: 'Status', code: 401 });
+  // what the kernel's buffers took, and what was dropped while the answer went out: far from all
+  t.true(r.sent < 32_000_000, `the caller got ${r.sent} bytes in before the close`);
+});
+
+test('a refused request whose small body has arrived keeps the connection: the next request is served', async (t) => {
+  const r = await talk(port, `POST /small HTTP/1.1\r\nhost: x\r\nauthorization: Bearer tok-bob\r\ncontent-length: 5\r\n\r\nhelloGET /next HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, /"url":"\/next"/);
+  t.deepEqual(statusLines(r.text), ['HTTP/1.1 403 Forbidden', 'HTTP/1.1 200 OK']);
+  t.false(r.closed);
+});
+
 test('HEAD: the upstream length is passed on and no body follows; the connection stays usable', async (t) => {
   const r = await talk(port, [`HEAD /h HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`, `GET /after HTTP/1.1\r\nhost: x\r\n${AUTH}\r\n`], /"url":"\/after"/);
   const [headAnswer, rest] = r.text.split(/\r\n\r\n/, 2);
