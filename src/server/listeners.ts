@@ -6,6 +6,7 @@ import { validateServing, type ServingOptions } from '../config/serving.ts';
 import { buildTlsServerOptions, offeredClientCaFiles, type ClientCaOptions } from '../authn/tls.ts';
 import { selfSignedServingCert } from '../certs/pki.ts';
 import { answerClientError, answerConnect, answerExpectation, refusedByHttpRules } from './client-error.ts';
+import { ApiServerResponse } from '../request/unread-body.ts';
 import type { ServerAddress } from '../registry/discovery.ts';
 
 export interface Listeners {
@@ -67,8 +68,11 @@ function listen(srv: http.Server | https.Server, port: number, host: string): Pr
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 const HEADERS_TIMEOUT_MS = 60_000;
 
-/** Node checks Host itself with a bare 400; the server answers that with a Status (refusedByHttpRules). */
-const NODE_SERVER_OPTIONS: http.ServerOptions = { requireHostHeader: false };
+/**
+ * Node checks Host itself with a bare 400; the server answers that with a Status (refusedByHttpRules).
+ * Responses close the connection rather than read a large unread body (request/unread-body.ts).
+ */
+const NODE_SERVER_OPTIONS: http.ServerOptions = { requireHostHeader: false, ServerResponse: ApiServerResponse };
 
 function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
   srv.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -82,6 +86,9 @@ function withTimeouts<T extends http.Server | https.Server>(srv: T): T {
  */
 function serving<T extends http.Server | https.Server>(srv: T, onUpgrade: ((req: http.IncomingMessage, socket: Duplex, head: Buffer) => void) | undefined): T {
   if (onUpgrade) srv.on('upgrade', onUpgrade);
+  // `Expect: 100-continue` requests are served as any other: the 100 goes out when the body is read
+  // (request/unread-body.ts continueIfAsked), not before the request is admitted, as Node would send it
+  srv.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => srv.emit('request', req, res));
   srv.on('clientError', answerClientError);
   srv.on('checkExpectation', answerExpectation);
   srv.on('connect', answerConnect);

@@ -1,6 +1,7 @@
 // pods/log, proxy (pods, services, nodes, legacy /api/v1/proxy/...), and exec/attach/portforward
 // upgrades through the server to a stand-in kubelet over TLS with a client certificate.
 import test from 'ava';
+import net from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -132,6 +133,25 @@ test.serial('proxy: pods, by port, with the path, query, method and body; creden
   const seen = k.backendRequests.at(-1)!;
   t.is(seen.headers.authorization, undefined);
   t.is(seen.headers['content-type'], 'text/plain');
+});
+
+test.serial('proxy: a body sent after `Expect: 100-continue` gets its 100 Continue and reaches the backend', async (t) => {
+  const port = Number(new URL(s.url).port);
+  const text = await new Promise<string>((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let got = '';
+    let sent = false;
+    const timer = setTimeout(() => { sock.destroy(); resolve(got); }, 5000);
+    sock.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      if (!sent && /^HTTP\/1\.1 100 Continue\r\n\r\n/.test(got)) { sent = true; sock.write('hello'); }
+      if (/body=hello\n\r\n0\r\n\r\n$/.test(got)) { clearTimeout(timer); sock.destroy(); resolve(got); }
+    });
+    sock.on('error', reject);
+    sock.on('connect', () => sock.write(`POST /api/v1/namespaces/${NS}/pods/p:${k.backendPort}/proxy/asked HTTP/1.1\r\nhost: x\r\nauthorization: Bearer secret\r\ncontent-type: text/plain\r\ncontent-length: 5\r\nexpect: 100-continue\r\n\r\n`));
+  });
+  t.deepEqual(text.match(/HTTP\/1\.1 \d{3} [^\r]*/g), ['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
+  t.regex(text, /\r\nbackend POST \/asked body=hello\n\r\n/);
 });
 
 test.serial('proxy: services via their endpoints (name:port forms), nodes to the kubelet, and the legacy paths', async (t) => {

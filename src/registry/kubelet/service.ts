@@ -15,6 +15,7 @@ import { htmlLinkStages, rewritableHtml } from './html-links.ts';
 import { kubeletOf, podNode, serviceBackend, splitSchemeNamePort, urlHost, type HostPort } from './location.ts';
 import { chooseContainer, kubeletLogQuery, parseLogOptions } from './log-options.ts';
 import { forwardHeaders, Transport } from './transport.ts';
+import { continueIfAsked } from '../../request/unread-body.ts';
 
 /** A request a streaming subresource serves on the raw request and response (nothing buffered). */
 export interface StreamingCall {
@@ -131,6 +132,8 @@ export class KubeletService {
     const url = new URL(`${base}${rest}${qs ? `?${qs}` : ''}`);
     const method = req.method ?? 'GET';
     const hasBody = method !== 'GET' && method !== 'HEAD';
+    // the body is read for the backend now: a caller that asked may send it
+    if (hasBody) continueIfAsked(req, res);
     const upstream = await this.transport.send(url, method, forwardHeaders(req.headers, true), hasBody ? req : undefined, proxyUnreachable);
     const headers = forwardHeaders(upstream.headers, false);
     const location = headers.location;

@@ -108,6 +108,8 @@ export function forwardHeaders(headers: IncomingHttpHeaders | Record<string, str
     const name = k.toLowerCase();
     if (v === undefined || drop.has(name) || name === 'host') continue;
     if (request && isCredential(name)) continue;
+    // this hop answered the caller's expectation (it sent 100 Continue as it began reading the body)
+    if (request && name === 'expect') continue;
     out[name] = v;
   }
   return out;

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { errors } from '../../request/errors.ts';
+import { abandonBody, continueIfAsked } from '../../request/unread-body.ts';
 
 /** The bodies read, by request, for the audit log (Request levels); gone with the request. */
 const bodies = new WeakMap<object, Buffer>();
@@ -24,9 +25,10 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
   const length = ctx.get('Content-Length');
   const declared = Number(length || NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    ctx.req.resume();
+    // not read: the answer keeps the connection only for a short rest (unread-body.ts)
     throw errors.tooLarge(`limit is ${limit}`);
   }
+  continueIfAsked(ctx.req, ctx.res);
   // by its events rather than an async iterator: the same bytes without the iterator's per-request
   // promise machinery (a few percent of a CREATE)
   const { chunks, size } = await new Promise<{ chunks: Buffer[]; size: number }>((resolve, reject) => {
@@ -43,7 +45,9 @@ export async function readBody(ctx: Koa.Context, limit: number): Promise<Buffer 
       size += chunk.length;
       if (size > limit) {
         done();
-        req.resume(); // read the rest away, so the connection can carry the 413
+        // the rest is not read: the 413 closes the connection unless little is left (unread-body.ts)
+        req.pause();
+        abandonBody(req);
         reject(errors.tooLarge(`limit is ${limit}`));
         return;
       }
