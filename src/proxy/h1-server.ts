@@ -13,6 +13,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { errors, StatusError } from '../request/errors.ts';
 import { statusResponseText } from '../request/status-response.ts';
+import { lingerThenDestroy, UNREAD_REST_READ_AT_MOST } from '../request/unread-body.ts';
 import { checkHeaderLine, eachHeaderLine } from './header-lines.ts';
 import { HTTPParser, feedParser, headersOf, methods, type LlhttpParser, type OnHeadersComplete, type ParserFeed } from './llhttp.ts';
 
@@ -80,19 +81,6 @@ export interface H1Server {
 const MAX_HEADER_PAIRS = 2000;
 /** A small answer's body is written with its head as one string: one plain write instead of a gathered one. */
 const JOIN_BELOW = 2048;
-
-/**
- * The most of a refused request's body that is read to keep the connection (Go's server reads up to
- * as much after a handler that left the body unread); a longer rest closes the connection instead.
- */
-const DISCARD_BELOW = 256 * 1024;
-/**
- * After a refusal that closes the connection with a body still coming, what the caller keeps sending
- * is read and dropped for at most this long and this much after the answer has gone (so that the
- * close does not reset the connection before the caller has read the answer), then it is closed.
- */
-const LINGER_MS = 2000;
-const LINGER_BYTES = 1024 * 1024;
 
 /** Answers held for pipelined requests before reading stops until the first is written. */
 const MAX_PIPELINED = 32;
@@ -326,7 +314,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
      * request is admitted (a refused caller is not invited to send a body nobody reads).
      */
     private continuePending: ReplyImpl | null = null;
-    /** After the answer, read and drop what the caller still sends for a while before closing. */
+    /** The answer closes the connection over a body still coming: it lingers unread before the close. */
     private linger = false;
     /** Requests whose headers were read in the piece being parsed: handed on once it parsed cleanly. */
     private parsed: Array<[InboundRequest, ReplyImpl]> = [];
@@ -510,7 +498,7 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       }
       const unasked = this.continuePending === reply;
       const rest = length === undefined ? Infinity : length - this.bodyReceived;
-      if (!unasked && rest <= DISCARD_BELOW) {
+      if (!unasked && rest <= UNREAD_REST_READ_AT_MOST) {
         body.resume();
         return;
       }
@@ -530,30 +518,8 @@ export function createH1Server(opts: H1ServerOptions): H1Server {
       if (this.dead) return;
       this.done = true;
       this.socket.end();
-      this.socket.once('finish', () => (this.linger ? this.lingerThenClose() : this.destroy()));
-    }
-
-    /**
-     * The answer and the FIN are out, and the caller may still be sending a body nobody reads: closing
-     * now would reset the connection, and the caller could lose the answer unread. What it sends is
-     * read unparsed and dropped until it closes its side, or for at most LINGER_MS and LINGER_BYTES.
-     */
-    private lingerThenClose(): void {
-      if (this.dead) return;
-      this.detach();
-      const socket = this.socket;
-      let dropped = 0;
-      const timer = setTimeout(() => socket.destroy(), LINGER_MS);
-      timer.unref();
-      socket.on('data', (d: Buffer) => {
-        dropped += d.length;
-        if (dropped > LINGER_BYTES) socket.destroy();
-      });
-      socket.on('end', () => socket.destroy());
-      socket.on('error', () => socket.destroy());
-      socket.once('close', () => clearTimeout(timer));
-      socket.resume();
-      this.dead = true;
+      // over a body still coming (discardBody): not read, closed a little later (lingerThenDestroy)
+      this.socket.once('finish', () => (this.linger ? lingerThenDestroy(this.socket, () => this.destroy()) : this.destroy()));
     }
 
     private handOver(req: InboundRequest, head: Buffer): void {

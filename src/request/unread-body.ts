@@ -8,8 +8,11 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 
-/** The most of an unread body's rest that is read to keep the connection (Go's server: the same). */
-const DISCARD_BELOW = 256 * 1024;
+/**
+ * The most of an unread body's rest that is read to keep the connection (Go's server: the same);
+ * the proxy's front door (proxy/h1-server.ts) keeps to it too.
+ */
+export const UNREAD_REST_READ_AT_MOST = 256 * 1024;
 /**
  * How long a connection closed over an unread body stays open, not read, after the answer and the FIN
  * have gone: closing with unread bytes resets it, and a reset that overtakes the answer loses it for
@@ -50,7 +53,7 @@ function unreadRestTooLarge(req: http.IncomingMessage): boolean {
   if (asksContinue(req) && !continued.has(req)) return true;
   if (chunked) return true;
   // what has arrived and waits in the stream counts as read
-  return length - req.readableLength > DISCARD_BELOW;
+  return length - req.readableLength > UNREAD_REST_READ_AT_MOST;
 }
 
 /** node:http's response, deciding at the head whether the connection outlives an unread body. */
@@ -68,16 +71,38 @@ ApiServerResponse.prototype.writeHead = function writeHeadClosingIfUnread(this: 
 
 /**
  * node:http ends a connection that is not kept with the socket's destroySoon (FIN, then destroy once
- * written). For this one: reading stops, the FIN goes, and the socket is destroyed LINGER_MS later,
- * or when the caller closes first.
+ * written); for this one the FIN goes and the socket lingers (lingerThenDestroy).
  */
 function lingerBeforeClose(socket: Socket): void {
   socket.destroySoon = function lingeringDestroySoon(this: Socket): void {
-    this.pause();
     if (this.writable) this.end();
-    const timer = setTimeout(() => this.destroy(), LINGER_MS);
-    timer.unref();
-    this.once('close', () => clearTimeout(timer));
-    this.once('end', () => this.destroy());
+    lingerThenDestroy(this);
   };
+}
+
+/** The part of a socket's native handle that stops its reads. */
+interface ReadingHandle {
+  reading?: boolean;
+  readStop?(): number;
+}
+
+/**
+ * A connection closed over a body still coming, its answer (and FIN) written or on the way: it is
+ * read no more and destroyed LINGER_MS later, or as soon as the caller closes. Reads are stopped on
+ * the native handle: an HTTP parser that reads the handle itself (node:http's, the proxy's) is not
+ * stopped by pausing the stream, and would read and drop whatever the caller sends meanwhile.
+ */
+export function lingerThenDestroy(socket: Socket, destroy: () => void = () => socket.destroy()): void {
+  const s = socket as unknown as { _handle?: ReadingHandle | null; _paused?: boolean };
+  // node:http's own mark for a socket its requests must not resume (a dumped request would)
+  s._paused = true;
+  const handle = s._handle;
+  if (handle?.reading && handle.readStop) {
+    handle.reading = false;
+    handle.readStop();
+  }
+  socket.pause();
+  const timer = setTimeout(destroy, LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
