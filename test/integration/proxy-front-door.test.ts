@@ -186,10 +186,10 @@ test('Expect: 100-continue from a caller who is refused: no 100 Continue, the re
   }
 });
 
-test('a refused request with a large body still coming: the body is not read, the answer closes the connection', async (t) => {
-  const total = 100_000_000;
+for (const halfOpen of [false, true]) test(`a refused request with a large body still coming: the body is not read, the answer closes the connection${halfOpen ? ' (the caller sends on after the FIN)' : ''}`, async (t) => {
+  const total = halfOpen ? 2_000_000_000 : 100_000_000;
   const r = await new Promise<{ text: string; sent: number }>((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
+    const s = net.connect({ port, host: '127.0.0.1', allowHalfOpen: halfOpen });
     let text = '';
     let sent = 0;
     let closed = false;

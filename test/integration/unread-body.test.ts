@@ -28,9 +28,10 @@ interface Talk { text: string; closed: boolean; sent: number }
  * Sends `head`, then `body` (a string, sent after `waitFor` is seen when given) or `streamBytes` of
  * filler as fast as the server takes them; reads until the server closes or `until` matches.
  */
-function talk(head: string, opts: { body?: string; waitFor?: RegExp; streamBytes?: number; until?: RegExp }): Promise<Talk> {
+function talk(head: string, opts: { body?: string; waitFor?: RegExp; streamBytes?: number; until?: RegExp; halfOpen?: boolean }): Promise<Talk> {
   return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
+    // halfOpen: the caller keeps sending after the server's FIN, as a hostile one may
+    const sock = net.connect({ port, host: '127.0.0.1', allowHalfOpen: opts.halfOpen ?? false });
     let text = '';
     let sent = 0;
     let closed = false;
@@ -72,6 +73,14 @@ test('a refused request with a large body still coming: not read, the refusal cl
   t.regex(r.text, /"kind":"Status"/);
   t.true(r.closed);
   // what the kernel's buffers took before the close: far from all of it
+  t.true(r.sent < 32_000_000, `the caller got ${r.sent} bytes in`);
+});
+
+test('a caller that keeps sending after the refusal and the FIN is not read while the connection lingers', async (t) => {
+  const total = 2_000_000_000;
+  const r = await talk(head('authorization: Bearer wrong\r\n', `content-length: ${total}\r\n`), { streamBytes: total, halfOpen: true });
+  t.regex(r.text, /^HTTP\/1\.1 401 /);
+  t.true(r.closed);
   t.true(r.sent < 32_000_000, `the caller got ${r.sent} bytes in`);
 });
 
