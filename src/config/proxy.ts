@@ -161,7 +161,7 @@ function route(v: unknown, i: number): RouteSpec {
     name,
     prefix: prefix?.replace(/(.)\/$/, '$1'),
     glob,
-    host: str(v, 'host', at)?.toLowerCase(),
+    host: str(v, 'host', at)?.toLowerCase().replace(/\.$/, ''),
     ignore,
     upstream: upstream(v.upstream, `${at}: upstream`),
     // default: the request's path and verb as a non-resource request

@@ -35,8 +35,13 @@ export function cleanTarget(url: string | undefined): CleanTarget | StatusError 
     let end = path.indexOf('/', start);
     if (end < 0) end = path.length;
     const len = end - start;
-    if ((len === 1 || len === 2) && path.charCodeAt(start) === 0x2e && path.charCodeAt(end - 1) === 0x2e) {
-      return errors.badRequest('the path may not contain . or .. segments');
+    // A segment's `;parameters` end it for some upstreams (Tomcat, Jetty and Spring read `..;x` as
+    // `..`), so a dot segment is judged on what comes before its first `;`.
+    const semi = path.indexOf(';', start);
+    const dotsEnd = semi >= 0 && semi < end ? semi : end;
+    const dots = dotsEnd - start;
+    if ((dots === 1 || dots === 2) && path.charCodeAt(start) === 0x2e && path.charCodeAt(dotsEnd - 1) === 0x2e) {
+      return errors.badRequest('the path may not contain . or .. segments (with or without ;parameters)');
     }
     // a trailing slash is an empty last segment and fine; `//` inside is not
     if (len === 0 && end < path.length) return errors.badRequest('the path may not contain empty segments (//)');

@@ -36,12 +36,17 @@ export function routeMatcher(spec: RouteSpec): RouteMatcher {
   };
 }
 
-/** The Host header without its port, lower-cased ('' when absent). */
+/**
+ * The Host header without its port, lower-cased, and without the trailing dot of a fully qualified
+ * name ('' when absent): `b.example.` is the host `b.example` (DNS, and nginx's server names, read
+ * it so), so it must meet the same route.
+ */
 export function hostOf(header: string | undefined): string {
   const h = (header ?? '').toLowerCase();
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
   const colon = h.lastIndexOf(':');
-  return colon < 0 ? h : h.slice(0, colon);
+  const name = colon < 0 ? h : h.slice(0, colon);
+  return name.endsWith('.') ? name.slice(0, -1) : name;
 }
 
 const RESOURCE_VERBS: Record<string, string> = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };

@@ -30,6 +30,8 @@ test('defaults: a non-resource check, identity headers, the X-Remote-* names', (
   const c = proxyConfigFrom({ routes: [{ prefix: '/a/', upstream: up }] });
   t.deepEqual(c.routes[0], { name: 'route-0', prefix: '/a', glob: undefined, host: undefined, ignore: false, upstream: { url: up, caFile: undefined, clientCertFile: undefined, clientKeyFile: undefined }, checks: [{ kind: 'nonResource' }], identity: 'headers' });
   t.deepEqual(c.identityHeaders, { user: 'X-Remote-User', group: 'X-Remote-Group', extraPrefix: 'X-Remote-Extra-' });
+  // a route's host as requests are compared with it: lower case, no trailing dot
+  t.is(proxyConfigFrom({ routes: [{ prefix: '/', host: 'Grafana.Example.', upstream: up }] }).routes[0].host, 'grafana.example');
 });
 
 test('the single-upstream flags: ignore paths first, then the allow-list or everything', (t) => {

@@ -105,6 +105,8 @@ test('routes by host, and by path to a unix-socket upstream', async (t) => {
   const byHost = await raw(url, 'GET', '/anything', { ...bearer('alice'), host: 'B.example:8443' });
   t.is(byHost.json.upstream, 'B');
   t.is(byHost.json.headers['x-forwarded-host'], 'B.example:8443');
+  // the fully qualified form (a trailing dot) is the same host, so it meets the same route
+  for (const host of ['b.example.', 'B.EXAMPLE.:8443']) t.is((await raw(url, 'GET', '/anything', { ...bearer('alice'), host })).json.upstream, 'B', host);
   const unix = await raw(url, 'GET', '/c/thing', bearer('alice'));
   t.is(unix.status, 200);
   t.is(unix.json.upstream, 'C');
@@ -121,13 +123,14 @@ test('anything no route names is 404 (the routes are an allow-list), before auth
 });
 
 test('traversal and ambiguous paths are refused with 400 before matching', async (t) => {
-  for (const p of ['/a/../healthz', '/healthz/../a/x', '/a//x', '/a/%2e%2e/x', '/a%2Fx', '/a/x%5c..', '/a/./x', '/a/%zz', 'http://evil/a/x', '*']) {
+  for (const p of ['/a/../healthz', '/healthz/../a/x', '/a//x', '/a/%2e%2e/x', '/a%2Fx', '/a/x%5c..', '/a/./x', '/a/%zz', 'http://evil/a/x', '*', '/a/..;/healthz', '/a/..;jsessionid=1/x', '/a/%2e%2e;x/x', '/a/.;/x']) {
     const r = await raw(url, 'GET', p, bearer('alice'));
     t.is(r.status, 400, p);
     t.is(r.json?.reason, 'BadRequest', p);
   }
-  // a trailing slash is fine
+  // a trailing slash is fine, and so are `;` and dots inside a segment that is not a dot segment
   t.is((await raw(url, 'GET', '/a/x/', bearer('alice'))).status, 200);
+  for (const p of ['/a/x;y=1', '/a/...;', '/a/..x', '/a/x..;/y']) t.is((await raw(url, 'GET', p, bearer('alice'))).status, 200, p);
 });
 
 test('non-resource check by default: path + lower-cased method', async (t) => {
