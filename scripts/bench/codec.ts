@@ -4,6 +4,7 @@
 //    watcher) and read by each of CODEC_WATCHERS cluster-wide watchers
 // Prints ms per operation for both formats and the protobuf/JSON ratios.
 import { performance } from 'node:perf_hooks';
+import { wholeBody } from '../../src/codec/codec.ts';
 import { jsonCodec, jsonWatchFraming } from '../../src/codec/json.ts';
 import { decodeWatchFrames, protobufCodec, protobufWatchFraming } from '../../src/codec/protobuf.ts';
 
@@ -69,8 +70,8 @@ const line = (what: string, [json, pb]: [number, number], extra = '') =>
 
 export default async function run(): Promise<void> {
   const list = { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '9999', selfLink: '/api/v1/pods' }, items: Array.from({ length: PODS }, (_, i) => { const { apiVersion: _a, kind: _k, ...rest } = pod(i); return rest; }) };
-  const jsonBody = Buffer.from(jsonCodec.encode(list, false));
-  const pbBody = Buffer.from(protobufCodec.encode(list, false));
+  const jsonBody = wholeBody(jsonCodec.encode(list, false))!;
+  const pbBody = wholeBody(protobufCodec.encode(list, false))!;
   console.log(`${PODS}-pod list: json ${jsonBody.length} bytes, protobuf ${pbBody.length} bytes (${ratio(pbBody.length, jsonBody.length)})`);
   line(`encode ${PODS}-pod list`, pair(() => jsonCodec.encode(list, false), () => protobufCodec.encode(list, false), 3000));
   // the server's readers: JSON behind its nesting scan, protobuf into the same JSON form

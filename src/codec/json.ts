@@ -1,9 +1,12 @@
 import { parseJson } from '../api/safe-json.ts';
-import type { Codec, WatchFraming } from './codec.ts';
+import type { Codec, SlicedBody, WatchFraming } from './codec.ts';
 
-/** A body that can write its own compact JSON faster than JSON.stringify (list bodies with cached items). */
+/**
+ * A body that writes its own JSON (list bodies with cached items): faster than JSON.stringify, or in
+ * slices when it is large; undefined leaves it to JSON.stringify of its `toJSON()`.
+ */
 interface PreEncodable {
-  encodeJson(): string | Buffer;
+  encodeJson(pretty: boolean): string | Buffer | SlicedBody | undefined;
 }
 
 function isPreEncodable(v: unknown): v is PreEncodable {
@@ -24,7 +27,6 @@ export function immutableBody<T extends object>(value: T): T {
 }
 
 function compact(value: unknown): string | Buffer {
-  if (isPreEncodable(value)) return value.encodeJson();
   if (typeof value === 'object' && value !== null) {
     const cached = encoded.get(value);
     if (cached !== undefined) {
@@ -37,10 +39,39 @@ function compact(value: unknown): string | Buffer {
   return `${JSON.stringify(value)}\n`;
 }
 
+/**
+ * A list-shaped body's JSON a slice of members at a time: the head's members, then `key` holding the
+ * members `make` gives for each range, exactly as JSON.stringify of the whole (`pretty`: with 2-space
+ * indentation) would write it. The head must not be empty and `key` must be its last member's name.
+ */
+export function* jsonListSlices(head: object, key: string, count: number, sliceSize: number, make: (start: number, end: number) => unknown[], pretty: boolean): Generator<Buffer> {
+  if (pretty) {
+    // the head's text without its closing `\n}`; JSON escapes every newline inside a string, so each
+    // newline of a member's own text is one of its line breaks, indented here two levels deeper
+    yield Buffer.from(`${JSON.stringify(head, null, 2).slice(0, -2)},\n  ${JSON.stringify(key)}: [\n`);
+  } else {
+    yield Buffer.from(`${JSON.stringify(head).slice(0, -1)},${JSON.stringify(key)}:[`);
+  }
+  for (let start = 0; start < count; start += sliceSize) {
+    const members = make(start, Math.min(start + sliceSize, count));
+    let text = '';
+    for (let i = 0; i < members.length; i++) {
+      if (start + i > 0) text += pretty ? ',\n' : ',';
+      text += pretty ? `    ${JSON.stringify(members[i], null, 2).replaceAll('\n', '\n    ')}` : JSON.stringify(members[i]);
+    }
+    yield Buffer.from(text);
+  }
+  yield Buffer.from(pretty ? '\n  ]\n}' : ']}\n');
+}
+
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
   // compact JSON ends with a newline (json.Encoder); pretty is 2-space indented without one.
-  encode: (value, pretty) => (pretty ? JSON.stringify(value, null, 2) : compact(value)),
+  encode: (value, pretty) => {
+    const own = isPreEncodable(value) ? value.encodeJson(pretty) : undefined;
+    if (own !== undefined) return own;
+    return pretty ? JSON.stringify(value, null, 2) : compact(value);
+  },
   // nesting-limited: a deep body is refused before anything recursive runs on it
   decode: (body) => parseJson(body.toString('utf8')),
 };

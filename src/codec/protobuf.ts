@@ -3,7 +3,7 @@
 // message of the object's kind (schemas and JSON mapping in protobuf-mapping.ts). A watch frame is a
 // 4-byte big-endian length, then a WatchEvent{type, object{raw: the object's envelope}}.
 import protobuf from 'protobufjs';
-import type { Codec, WatchFraming } from './codec.ts';
+import { isSliceableList, LIST_SLICE_ITEMS, type Codec, type SlicedBody, type SliceableList, type WatchFraming } from './codec.ts';
 import { planFor, schemaRoot, toJson, toMessage, type MessagePlan } from './protobuf-mapping.ts';
 import { wireText } from '../api/safe-json.ts';
 
@@ -87,7 +87,8 @@ function planOf(obj: Typed | undefined): MessagePlan | undefined {
 
 /** Whether the object has a protobuf schema (else it is answered in another format, or 406). */
 export function protobufEncodable(value: unknown): boolean {
-  return planOf(jsonOf(value)) !== undefined;
+  // a list body's head says its kind: its toJSON() would serve every item only to be asked this
+  return planOf(isSliceableList(value) ? value.listHead : jsonOf(value)) !== undefined;
 }
 
 /** The envelope of one object: magic + Unknown{typeMeta, raw}. */
@@ -98,6 +99,65 @@ export function encodeObject(value: unknown): Buffer {
   const raw = plan.type.encode(toMessage(plan, obj)).finish();
   const env = Unknown.encode({ typeMeta: { apiVersion: obj.apiVersion ?? '', kind: obj.kind }, raw, contentEncoding: '', contentType: '' }).finish();
   return Buffer.concat([MAGIC, env]);
+}
+
+/** Bytes of the items gathered into one write of a sliced list (the envelope needs them all first). */
+const LIST_WRITE_BYTES = 1 << 20;
+
+/** A field's key and length, as protobuf writes them before a length-delimited value. */
+function delimited(fieldId: number, length: number): Uint8Array {
+  return protobuf.Writer.create().uint32(((fieldId << 3) | 2) >>> 0).uint32(length).finish();
+}
+
+/**
+ * The envelope of a long list, encoded a slice of items at a time. The list message is its metadata
+ * followed by one `items` field per item, so each item is encoded on its own and appended; the
+ * envelope's `raw` field needs the list's length first, so the bytes go out once every item is
+ * encoded (each slice of encoding still yields to other requests). The same bytes as encodeObject.
+ * Undefined for a list whose type has no repeated `items` message field.
+ */
+function listSlices(list: SliceableList): SlicedBody | undefined {
+  const head = list.listHead;
+  const plan = planOf(head);
+  const items = plan?.byKey.get('items');
+  if (!plan || !items || !items.repeated || items.inline || items.special || !items.message) return undefined;
+  const itemPlan = items.message;
+  const itemsId = plan.type.fields[items.name]!.id;
+  function* slices(): Generator<Buffer | undefined> {
+    // one buffer per slice: hundreds of thousands of small ones would weigh on every collection
+    const parts: Buffer[] = [Buffer.from(plan!.type.encode(toMessage(plan!, { ...head })).finish())];
+    let rawLength = parts[0]!.length;
+    for (let start = 0; start < list.itemCount; start += LIST_SLICE_ITEMS) {
+      const slice: Uint8Array[] = [];
+      let sliceLength = 0;
+      for (const item of list.servedItems(start, Math.min(start + LIST_SLICE_ITEMS, list.itemCount))) {
+        const m = itemPlan.type.encode(typeof item === 'object' && item !== null ? toMessage(itemPlan, item as Record<string, unknown>) : {}).finish();
+        const key = delimited(itemsId, m.length);
+        slice.push(key, m);
+        sliceLength += key.length + m.length;
+      }
+      parts.push(Buffer.concat(slice, sliceLength));
+      rawLength += sliceLength;
+      yield undefined;
+    }
+    // Unknown's fields in order: typeMeta (1), raw (2), contentEncoding (3), contentType (4)
+    const typeMeta = Unknown.encode({ typeMeta: { apiVersion: head.apiVersion, kind: head.kind } }).finish();
+    yield Buffer.concat([MAGIC, typeMeta, delimited(2, rawLength)]);
+    let batch: Buffer[] = [];
+    let size = 0;
+    for (const part of parts) {
+      batch.push(part);
+      size += part.length;
+      if (size >= LIST_WRITE_BYTES) {
+        yield Buffer.concat(batch, size);
+        batch = [];
+        size = 0;
+      }
+    }
+    batch.push(Buffer.from(Unknown.encode({ contentEncoding: '', contentType: '' }).finish()));
+    yield Buffer.concat(batch);
+  }
+  return { slices: slices() };
 }
 
 function text(v: unknown): string {
@@ -131,7 +191,7 @@ export function decodeObject(body: Buffer): Record<string, unknown> {
 
 export const protobufCodec: Codec = {
   mediaType: PROTOBUF_MEDIA_TYPE,
-  encode: (value) => encodeObject(value),
+  encode: (value) => (isSliceableList(value) && value.itemCount > LIST_SLICE_ITEMS ? listSlices(value) : undefined) ?? encodeObject(value),
   decode: (body) => decodeObject(body),
   encodable: protobufEncodable,
 };

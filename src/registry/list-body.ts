@@ -1,5 +1,7 @@
 import type { ApiObject } from '../api/object.ts';
 import type { ResourceDef } from '../api/catalogue.ts';
+import { LIST_SLICE_ITEMS, type SlicedBody, type SliceableList } from '../codec/codec.ts';
+import { jsonListSlices } from '../codec/json.ts';
 import { forListItem } from './meta.ts';
 import { listItemJson } from './served.ts';
 
@@ -82,7 +84,7 @@ function listResponse(def: ResourceDef, headText: string, stored: readonly ApiOb
  * replaced (served.ts); the JSON codec copies the cached bytes into one buffer, or reuses a recent
  * response whole. Any other format reads `toJSON()`.
  */
-export class ListBody {
+export class ListBody implements SliceableList {
   constructor(
     readonly def: ResourceDef,
     readonly head: { kind: string; apiVersion: string; metadata: Record<string, string | number> },
@@ -99,8 +101,45 @@ export class ListBody {
     return { ...this.head, items: this.items };
   }
 
-  /** Compact JSON with a trailing newline, from the cached items. */
-  encodeJson(): Buffer {
-    return listResponse(this.def, JSON.stringify(this.head).slice(0, -1), this.stored);
+  get listHead(): SliceableList['listHead'] {
+    return this.head;
+  }
+
+  get itemCount(): number {
+    return this.stored.length;
+  }
+
+  servedItems(start: number, end: number): ApiObject[] {
+    return this.stored.slice(start, end).map((o) => forListItem(this.def, o));
+  }
+
+  /**
+   * Compact JSON with a trailing newline, from the cached items; a long list in slices, pretty or not.
+   * Undefined (a short pretty list) leaves it to JSON.stringify.
+   */
+  encodeJson(pretty: boolean): Buffer | SlicedBody | undefined {
+    if (this.stored.length > LIST_SLICE_ITEMS) return { slices: pretty ? this.prettySlices() : this.compactSlices() };
+    return pretty ? undefined : listResponse(this.def, JSON.stringify(this.head).slice(0, -1), this.stored);
+  }
+
+  /** What `encodeJson(false)` would be in one piece: the head, the cached items a slice at a time, the end. */
+  private *compactSlices(): Generator<Buffer> {
+    yield Buffer.concat([Buffer.from(JSON.stringify(this.head).slice(0, -1)), ITEMS]);
+    const { def, stored } = this;
+    for (let start = 0; start < stored.length; start += LIST_SLICE_ITEMS) {
+      const end = Math.min(start + LIST_SLICE_ITEMS, stored.length);
+      const parts: Buffer[] = [];
+      for (let i = start; i < end; i++) {
+        if (i > 0) parts.push(COMMA);
+        parts.push(listItemJson(def, stored[i]!));
+      }
+      yield Buffer.concat(parts);
+    }
+    yield END;
+  }
+
+  /** JSON.stringify(this, null, 2) a slice at a time. */
+  private prettySlices(): Generator<Buffer> {
+    return jsonListSlices(this.head, 'items', this.stored.length, LIST_SLICE_ITEMS, (start, end) => this.servedItems(start, end), true);
   }
 }

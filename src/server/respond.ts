@@ -1,9 +1,11 @@
 import type Koa from 'koa';
+import { isSlicedBody } from '../codec/codec.ts';
 import { JSON_MEDIA_TYPE, type EntryFor, type MediaTypeRegistry, type MediaTypeSet } from '../codec/media-types.ts';
 import { errors, StatusError } from '../request/errors.ts';
 import { isTrue } from '../request/query.ts';
 import { noteResponseObject } from './middleware/audit.ts';
 import { endInBatch } from '../request/write-batch.ts';
+import { writeSlices } from './write-slices.ts';
 
 /** Pretty output: `?pretty=true`, or when absent, a browser/curl/wget User-Agent (api-machinery §6.1). */
 export function wantsPretty(ctx: Koa.Context): boolean {
@@ -48,6 +50,12 @@ export function respondIn(ctx: Koa.Context, offered: BodyMediaTypes, status: num
   if (ctx.res.headersSent) return; // the request already timed out (504)
   ctx.status = status; // for the request log
   noteResponseObject(ctx.req, body); // for RequestResponse audit events
+  if (isSlicedBody(payload)) {
+    // no length to give: chunked (HTTP/1.1), or the body ends with the connection (HTTP/1.0)
+    ctx.res.writeHead(status, { 'Content-Type': chosen.contentType });
+    void writeSlices(ctx.res, payload.slices);
+    return;
+  }
   ctx.res.writeHead(status, { 'Content-Type': chosen.contentType, 'Content-Length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length });
   endInBatch(ctx.res, payload);
 }

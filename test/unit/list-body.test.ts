@@ -2,7 +2,9 @@ import test from 'ava';
 import { freeze } from 'immer';
 import { resources } from '../../src/kinds/catalogue.ts';
 import { ListBody } from '../../src/registry/list-body.ts';
+import { isSlicedBody, LIST_SLICE_ITEMS, wholeBody } from '../../src/codec/codec.ts';
 import { jsonCodec, yamlCodec } from '../../src/codec/codecs.ts';
+import { decodeObject, encodeObject, protobufCodec } from '../../src/codec/protobuf.ts';
 import type { ApiObject } from '../../src/api/object.ts';
 
 const def = resources.find((r) => r.kind === 'ConfigMap')!;
@@ -57,4 +59,42 @@ test('a repeated list with the same objects reuses the whole response only while
   t.is(jsonCodec.encode(new ListBody(def, head, items), false).toString(), first.toString());
   const paged = { ...head, metadata: { ...head.metadata, continue: 'abc' } };
   t.regex(jsonCodec.encode(new ListBody(def, paged, items), false).toString(), /"continue":"abc"\},"items":\[\{"metadata":\{"name":"p"/);
+});
+
+test('a long list is encoded in slices of bounded size whose bytes are exactly the one-piece JSON, compact and pretty', (t) => {
+  const n = LIST_SLICE_ITEMS * 2 + 7;
+  const items = Array.from({ length: n }, (_, i) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `s${i}`, namespace: 'a', resourceVersion: String(i + 1), labels: { k: 'v' } }, data: { text: 'line1\nline2 "quoted" \u2028', empty: '' } } as ApiObject, true));
+  const body = new ListBody(def, head, items);
+  for (const pretty of [false, true]) {
+    const encoded = jsonCodec.encode(body, pretty);
+    t.true(isSlicedBody(encoded), `pretty=${pretty}: sliced`);
+    if (!isSlicedBody(encoded)) continue;
+    const slices = [...encoded.slices].filter((s): s is Buffer => s !== undefined);
+    // head, one slice per LIST_SLICE_ITEMS items, end
+    t.is(slices.length, 2 + Math.ceil(n / LIST_SLICE_ITEMS));
+    const whole = Buffer.concat(slices).toString();
+    t.is(whole, pretty ? JSON.stringify(body.toJSON(), null, 2) : `${JSON.stringify(body.toJSON())}\n`, `pretty=${pretty}`);
+  }
+  // at the threshold the list is still one piece, and the bounded join gives up past its limit
+  t.false(isSlicedBody(jsonCodec.encode(new ListBody(def, head, items.slice(0, LIST_SLICE_ITEMS)), false)));
+  t.is(wholeBody(jsonCodec.encode(body, false), 10_000), undefined);
+  t.is(wholeBody(jsonCodec.encode(body, false))!.toString(), `${JSON.stringify(body.toJSON())}\n`);
+});
+
+test('a long list in protobuf: encoded a slice of items at a time, the same envelope bytes as in one piece', (t) => {
+  const n = LIST_SLICE_ITEMS * 3 + 1;
+  const items = Array.from({ length: n }, (_, i) => freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `p${i}`, namespace: 'a', resourceVersion: String(i + 1), labels: { app: `a${i % 7}` } }, data: { v: 'x'.repeat(i % 300) } } as ApiObject, true));
+  const body = new ListBody(def, { ...head, metadata: { ...head.metadata, continue: 'c' } }, items);
+  const encoded = protobufCodec.encode(body, false);
+  t.true(isSlicedBody(encoded));
+  if (!isSlicedBody(encoded)) return;
+  const steps = [...encoded.slices];
+  // one step of work per slice of items before any byte is ready (the envelope needs the length)
+  t.deepEqual(steps.slice(0, Math.ceil(n / LIST_SLICE_ITEMS)), Array.from({ length: Math.ceil(n / LIST_SLICE_ITEMS) }, () => undefined));
+  const whole = Buffer.concat(steps.filter((s): s is Buffer => s !== undefined));
+  t.true(whole.equals(encodeObject(body)));
+  const back = decodeObject(whole) as { items: { metadata: { name: string } }[]; metadata: { continue: string } };
+  t.is(back.items.length, n);
+  t.is(back.items[n - 1]!.metadata.name, `p${n - 1}`);
+  t.is(back.metadata.continue, 'c');
 });

@@ -7,7 +7,9 @@ import type { ApiObject } from '../../api/object.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import { ListBody } from '../list-body.ts';
 import { partialObjectMetadata, partialObjectMetadataList, type ListShape } from '../partial-metadata.ts';
-import { listTable, objectTable, type IncludeObject } from './table.ts';
+import { lazyListTable, listTable, objectTable, type IncludeObject, type LongList } from './table.ts';
+import { LazyList } from '../lazy-list.ts';
+import { LIST_SLICE_ITEMS } from '../../codec/codec.ts';
 
 export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
@@ -66,8 +68,20 @@ function isObject(v: unknown): v is ApiObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A long list body's items a range at a time, as listOf gives them all. */
+function longListOf(def: ResourceDef, body: ListBody): LongList {
+  const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  return { metadata: body.head.metadata, count: body.itemCount, items: (start, end) => body.servedItems(start, end).map((o) => ({ kind: def.kind, apiVersion, ...o })) };
+}
+
 /** Convert one body (a list, an object, or a Status, which passes unchanged as in the reference). */
 export function convertBody(def: ResourceDef, target: ConversionTarget, includeObject: IncludeObject, body: unknown): unknown {
+  if (body instanceof ListBody && body.itemCount > LIST_SLICE_ITEMS && target.kind !== 'PartialObjectMetadata') {
+    // converted a slice at a time as it is written: a long list's rows or items are never all made at once
+    const long = longListOf(def, body);
+    if (target.kind === 'Table') return lazyListTable(def, long, { apiVersion: target.apiVersion, includeObject });
+    return new LazyList({ kind: 'PartialObjectMetadataList', apiVersion: target.apiVersion, metadata: long.metadata }, 'items', long.count, (start, end) => long.items(start, end).map((o) => partialObjectMetadata(o, target.apiVersion)));
+  }
   if (!isObject(body) && !(body instanceof ListBody)) return body;
   if (!(body instanceof ListBody) && (body as ApiObject).kind === 'Status') return body;
   const list = listOf(def, body);

@@ -3,6 +3,7 @@
 import type { ResourceDef } from '../../api/catalogue.ts';
 import type { ApiObject } from '../../api/object.ts';
 import { age, ageColumn, nameColumn, type Cell, type TableColumn, type TableColumns } from '../../api/table-columns.ts';
+import { LazyList } from '../lazy-list.ts';
 import { partialObjectMetadata, type ListShape } from '../partial-metadata.ts';
 
 /** What a row carries besides its cells (`?includeObject=`). */
@@ -75,4 +76,18 @@ export function objectTable(def: ResourceDef, obj: ApiObject, opts: TableOptions
 /** A Table of a list, with the list's metadata (resourceVersion, continue). */
 export function listTable(def: ResourceDef, list: ListShape, opts: TableOptions) {
   return table(def, list.items, list.metadata, opts);
+}
+
+/** A long list's items, handed out a range at a time (as served, with kind and apiVersion). */
+export interface LongList {
+  metadata: Record<string, unknown>;
+  count: number;
+  items(start: number, end: number): ApiObject[];
+}
+
+/** listTable of a long list, its rows made a slice at a time as they are written (lazy-list.ts). */
+export function lazyListTable(def: ResourceDef, list: LongList, opts: TableOptions): LazyList {
+  const now = opts.now ?? Date.now();
+  const head = { kind: 'Table', apiVersion: opts.apiVersion, metadata: list.metadata, columnDefinitions: opts.noHeaders ? null : columnsOf(def).definitions.map(definitionJson) };
+  return new LazyList(head, 'rows', list.count, (start, end) => list.items(start, end).map((o) => row(def, o, opts, now)));
 }

@@ -10,6 +10,7 @@ import { auditLevel, type AuditLevel, type AuditPolicy, type AuditStage } from '
 import type { RequestState } from '../state.ts';
 import { requestBodyOf } from './body.ts';
 import { jsonCodec } from '../../codec/json.ts';
+import { wholeBody } from '../../codec/codec.ts';
 
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
@@ -71,9 +72,8 @@ export function noteResponseObject(req: object, object: unknown): void {
  */
 function wireForm(value: unknown): unknown {
   try {
-    const encoded = jsonCodec.encode(value, false);
-    const text = typeof encoded === 'string' ? encoded : Buffer.from(encoded).toString('utf8');
-    return text.length <= MAX_LOGGED_BODY ? JSON.parse(text) : undefined;
+    const bytes = wholeBody(jsonCodec.encode(value, false), MAX_LOGGED_BODY);
+    return bytes ? JSON.parse(bytes.toString('utf8')) : undefined;
   } catch {
     return undefined;
   }
