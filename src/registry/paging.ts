@@ -84,6 +84,10 @@ export function listPage(
   const token = cont ? decodeContinue(cont) : undefined;
   // an index serves the current state only; a page at a past revision is rebuilt from the scan
   const indexed = terms.length && (!token || token.rv === store.revision) ? store.select(group, resource, namespace, terms) : undefined;
+  if (!indexed) {
+    const scanned = scanPage(store, group, resource, namespace, matches, limit, token, !query.get('labelSelector') && !query.get('fieldSelector'));
+    if (scanned) return scanned;
+  }
   const now = indexed ?? store.list(group, resource, namespace);
   let items = now.items;
   let revision = now.revision;
@@ -105,6 +109,41 @@ export function listPage(
   if (i >= items.length) return { revision, items: out };
   const page: Page = { revision, items: out, continue: encodeContinue({ rv: revision, start: keyOf(items[i]) }) };
   if (!query.get('labelSelector') && !query.get('fieldSelector')) page.remainingItemCount = items.length - i;
+  return page;
+}
+
+/**
+ * The page read straight from the store's tree, at the current revision or from the view the list's
+ * first page kept (store.keepView): it costs the items it visits, not the collection. Undefined when
+ * the token's revision is neither (the view has expired): the page is then rebuilt from the events.
+ */
+function scanPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, limit: number, token: Token | undefined, countRest: boolean): Page | undefined {
+  if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
+  const revision = token ? token.rv : store.revision;
+  const items: ApiObject[] = [];
+  /** The key the next page starts at (the first matching item past this page), once found. */
+  let next: string | undefined;
+  let rest = 0;
+  const read = store.scanAt(group, resource, namespace, revision, token?.start, (key, object) => {
+    if (next !== undefined) {
+      rest++;
+      return true;
+    }
+    if (!matches(object)) return true;
+    if (!limit || items.length < limit) {
+      items.push(object);
+      return true;
+    }
+    next = key;
+    rest = 1;
+    // the rest is counted (remainingItemCount) only where the reference counts it
+    return countRest;
+  });
+  if (!read) return undefined;
+  if (next === undefined) return { revision, items };
+  if (revision === store.revision) store.keepView(group, resource);
+  const page: Page = { revision, items, continue: encodeContinue({ rv: revision, start: next }) };
+  if (countRest) page.remainingItemCount = rest;
   return page;
 }
 

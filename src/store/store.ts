@@ -13,6 +13,14 @@ export interface ListResult {
   items: ApiObject[];
 }
 
+/**
+ * Views kept for the later pages of paged lists (`keepView`): at most this many, each for at most this
+ * long since its last page. A view is an O(1) clone of a collection; it holds only what later writes
+ * replaced (the paths they copied, the objects they superseded), and only while it is kept.
+ */
+const MAX_VIEWS = 16;
+const VIEW_TTL_MS = 60_000;
+
 /** An index is used when the value's holders are at most this share of the collection. */
 const SELECT_SHARE = 0.25;
 /** Label and field indexes one collection may have. */
@@ -36,6 +44,8 @@ export class Store {
   /** collection key → index name → label/field index, made on first use (see select). */
   private readonly indexes = new Map<string, Map<string, ValueIndex>>();
   private readonly listeners = new Set<StoreListener>();
+  /** `collection@revision` → the collection as it was then (undefined: it held nothing). */
+  private readonly views = new Map<string, { tree: BTree<string, ApiObject> | undefined; usedAt: number }>();
   private rev = 0;
   readonly log: EventLog;
 
@@ -106,6 +116,56 @@ export class Store {
       }
     }
     return { revision: this.rev, items };
+  }
+
+  /**
+   * Visits the objects of a resource as they were at `revision`, in key order (`namespace/name`), from
+   * the key `from` on (inclusive; the start when undefined), in one namespace or (undefined) in all,
+   * until `visit` returns false. Costs what it visits, not the collection. False, with nothing
+   * visited, when that revision cannot be read so: it is not the current one and no view of it is kept.
+   */
+  scanAt(group: string, resource: string, namespace: string | undefined, revision: number, from: string | undefined, visit: (key: string, object: ApiObject) => boolean): boolean {
+    const ck = collectionKey(group, resource);
+    let tree: BTree<string, ApiObject> | undefined;
+    if (revision === this.rev) tree = this.collections.get(ck);
+    else {
+      const kept = this.views.get(`${ck}@${revision}`);
+      if (!kept || performance.now() - kept.usedAt > VIEW_TTL_MS) return false;
+      kept.usedAt = performance.now();
+      tree = kept.tree;
+    }
+    if (!tree) return true;
+    const lo = namespace === undefined ? '' : `${namespace}/`;
+    const hi = namespace === undefined ? undefined : `${namespace}0`; // '0' is the character after '/'
+    const pair: (string | ApiObject)[] = []; // one array reused for every entry
+    for (const [key, object] of tree.entries(from !== undefined && from > lo ? from : lo, pair)) {
+      if (hi !== undefined && key >= hi) break;
+      if (!visit(key, object)) break;
+    }
+    return true;
+  }
+
+  /**
+   * Keeps the resource's collection as it is now, for `scanAt` at the current revision later (the later
+   * pages of a paged list read the collection as it was when the list began): an O(1) clone.
+   */
+  keepView(group: string, resource: string): void {
+    const ck = collectionKey(group, resource);
+    const key = `${ck}@${this.rev}`;
+    const now = performance.now();
+    const kept = this.views.get(key);
+    if (kept) {
+      kept.usedAt = now;
+      return;
+    }
+    for (const [k, v] of this.views) if (now - v.usedAt > VIEW_TTL_MS) this.views.delete(k);
+    if (this.views.size >= MAX_VIEWS) {
+      let oldest: string | undefined;
+      let oldestAt = Infinity;
+      for (const [k, v] of this.views) if (v.usedAt < oldestAt) [oldest, oldestAt] = [k, v.usedAt];
+      if (oldest !== undefined) this.views.delete(oldest);
+    }
+    this.views.set(key, { tree: this.collections.get(ck)?.clone(), usedAt: now });
   }
 
   /**
