@@ -79,6 +79,9 @@ function revisionOf(obj: ApiObject): number {
   return Number(obj.metadata.resourceVersion ?? 0);
 }
 
+/** Deletes of one deletecollection between turns of the event loop. */
+const DELETES_PER_TURN = 100;
+
 /**
  * Generic REST for every stored kind, driven by the catalogue row and the kind's strategy. No
  * handler is written per kind.
@@ -392,7 +395,11 @@ export class GenericRegistry {
   async deleteCollection(req: RestRequest): Promise<RestResponse> {
     parseDeleteOptions(req.body, req.query);
     const listed = this.list(req).body as ListBody;
+    let deleted = 0;
     for (const item of listed.stored) {
+      // a backend that commits at once (memory) settles every await in the same microtask run: without
+      // a turn of the loop now and then, deleting 50,000 objects held every other request for ~0.8 s
+      if (++deleted % DELETES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       try {
         await this.delete({ ...req, body: undefined, query: new URLSearchParams(), namespace: item.metadata.namespace ?? '', name: item.metadata.name! });
       } catch (e) {

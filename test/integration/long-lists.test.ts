@@ -1,7 +1,8 @@
 // A LIST too long to encode in one turn of the event loop is written in slices (codec.ts SlicedBody,
 // server/write-slices.ts): over real HTTP, a client that stops reading holds the server to what it
 // has read (nothing more is encoded), one that goes away ends the work, and the bodies are the lists
-// as before (JSON compact and pretty, protobuf, a Table and whole objects for kubectl). How long the
+// as before (JSON compact and pretty, protobuf, a Table and whole objects for kubectl); a
+// deletecollection of many objects gives other work turns between its deletes. How long the
 // loop is held is measured by hand (docs/performance.md), not here: a busy machine's scheduling
 // would decide a timed test.
 import test from 'ava';
@@ -116,3 +117,29 @@ test.serial('kubectl 1.32 reads a long list whole (--chunk-size=0: one Table, wr
   t.deepEqual(named.stdout.trim().split('\n'), expected(SHORT).map((n) => `configmap/${n}`));
 });
 
+
+test.serial('a deletecollection of many objects gives the loop turns between its deletes (the memory backend commits at once)', async (t) => {
+  const COUNT = 1_000;
+  await srv.req('POST', '/api/v1/namespaces', { metadata: { name: 'gone' } });
+  await fill('gone', COUNT);
+  let deleted = 0;
+  const unsubscribe = srv.server.store.subscribe((events) => {
+    for (const e of events) if (e.type === 'DELETED' && e.key.namespace === 'gone') deleted++;
+  });
+  // what other work sees of the deletes, at each turn of the loop
+  const seenAtTurns: number[] = [];
+  let ticking = true;
+  const tick = (): void => {
+    seenAtTurns.push(deleted);
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const res = await srv.req('DELETE', '/api/v1/namespaces/gone/configmaps');
+  ticking = false;
+  unsubscribe();
+  t.is(res.status, 200);
+  t.is(deleted, COUNT);
+  t.is(res.json.items.length, COUNT);
+  // turns came while the deletes were under way, not only before and after all of them
+  t.true(seenAtTurns.some((n) => n > 0 && n < COUNT), `deletes seen at the loop's turns: ${[...new Set(seenAtTurns)].join(', ')}`);
+});
