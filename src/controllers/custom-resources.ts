@@ -9,6 +9,7 @@ import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import type { SystemClient } from './client.ts';
 import { KeyedQueue } from './queue.ts';
+import { turnTaker } from '../store/turns.ts';
 
 const SOURCES = [
   { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', defs: crdResourceDefs, prefix: 'crd:' },
@@ -91,7 +92,9 @@ export class CustomResourcesController {
     const entry = this.removed.get(key);
     if (!entry) return;
     const { def, objects } = entry;
+    const turn = turnTaker();
     for (const o of objects) {
+      await turn();
       const ns = def.namespaced ? (o.metadata.namespace ?? '') : '';
       const now = this.store.get({ group: def.storageGroup, resource: def.plural, namespace: ns, name: o.metadata.name ?? '' });
       if (now?.metadata.uid === o.metadata.uid) await this.client.delete(def, ns, o.metadata.name ?? '');

@@ -12,6 +12,7 @@ import type { StoreEvent } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { coreDef, isStatus, storeKey, SYSTEM_USER, type SystemClient } from './client.ts';
 import { KeyedQueue } from './queue.ts';
+import { turnTaker } from '../store/turns.ts';
 
 const namespaces = coreDef('namespaces');
 
@@ -95,8 +96,10 @@ export class NamespaceController {
 
   /** Delete every object in the namespace; objects waiting on metadata.finalizers lose them first. */
   private async deleteContent(namespace: string): Promise<void> {
+    const turn = turnTaker();
     for (const def of this.kinds) {
       for (const obj of this.store.list(def.storageGroup, def.plural, namespace).items) {
+        await turn();
         const name = obj.metadata.name!;
         if (obj.metadata.finalizers?.length) {
           try {

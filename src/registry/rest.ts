@@ -9,6 +9,7 @@ import { errors, StatusError, type FieldError, type Status } from '../request/er
 import { isTrue } from '../request/query.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { ObjectKey } from '../store/backend.ts';
+import { turnTaker } from '../store/turns.ts';
 import { BackendConflict } from '../store/backend.ts';
 import type { Store } from '../store/store.ts';
 import { runAdmission, type AdmissionPlugin } from './admission.ts';
@@ -78,9 +79,6 @@ export function checkBodyNames(req: RestRequest, meta: { name?: unknown; namespa
 function revisionOf(obj: ApiObject): number {
   return Number(obj.metadata.resourceVersion ?? 0);
 }
-
-/** Deletes of one deletecollection between turns of the event loop. */
-const DELETES_PER_TURN = 100;
 
 /**
  * Generic REST for every stored kind, driven by the catalogue row and the kind's strategy. No
@@ -395,11 +393,10 @@ export class GenericRegistry {
   async deleteCollection(req: RestRequest): Promise<RestResponse> {
     parseDeleteOptions(req.body, req.query);
     const listed = this.list(req).body as ListBody;
-    let deleted = 0;
+    // without a turn of the loop now and then, deleting 50,000 objects held every other request ~0.8 s
+    const turn = turnTaker();
     for (const item of listed.stored) {
-      // a backend that commits at once (memory) settles every await in the same microtask run: without
-      // a turn of the loop now and then, deleting 50,000 objects held every other request for ~0.8 s
-      if (++deleted % DELETES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      await turn();
       try {
         await this.delete({ ...req, body: undefined, query: new URLSearchParams(), namespace: item.metadata.namespace ?? '', name: item.metadata.name! });
       } catch (e) {

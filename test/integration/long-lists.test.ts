@@ -143,3 +143,26 @@ test.serial('a deletecollection of many objects gives the loop turns between its
   // turns came while the deletes were under way, not only before and after all of them
   t.true(seenAtTurns.some((n) => n > 0 && n < COUNT), `deletes seen at the loop's turns: ${[...new Set(seenAtTurns)].join(', ')}`);
 });
+
+test.serial('deleting a namespace of many objects gives the loop turns between the controller\'s deletes', async (t) => {
+  const COUNT = 1_000;
+  await srv.req('POST', '/api/v1/namespaces', { metadata: { name: 'gone-ns' } });
+  await fill('gone-ns', COUNT);
+  let deleted = 0;
+  const unsubscribe = srv.server.store.subscribe((events) => {
+    for (const e of events) if (e.type === 'DELETED' && e.key.resource === 'configmaps' && e.key.namespace === 'gone-ns') deleted++;
+  });
+  const seenAtTurns: number[] = [];
+  let ticking = true;
+  const tick = (): void => {
+    seenAtTurns.push(deleted);
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  t.is((await srv.req('DELETE', '/api/v1/namespaces/gone-ns')).status, 200);
+  for (let waited = 0; deleted < COUNT && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  ticking = false;
+  unsubscribe();
+  t.is(deleted, COUNT);
+  t.true(seenAtTurns.some((n) => n > 0 && n < COUNT), `deletes seen at the loop's turns: ${[...new Set(seenAtTurns)].join(', ')}`);
+});
