@@ -118,51 +118,56 @@ test.serial('kubectl 1.32 reads a long list whole (--chunk-size=0: one Table, wr
 });
 
 
+/**
+ * Counts the ConfigMaps deleted in `namespace`, and what other work sees of that count at each turn
+ * of the event loop (a setImmediate chain), until stopped.
+ */
+function deletesSeenAtTurns(namespace: string): { deleted(): number; stop(): number[] } {
+  let deleted = 0;
+  const unsubscribe = srv.server.store.subscribe((events) => {
+    for (const e of events) if (e.type === 'DELETED' && e.key.resource === 'configmaps' && e.key.namespace === namespace) deleted++;
+  });
+  const seen: number[] = [];
+  let ticking = true;
+  const tick = (): void => {
+    seen.push(deleted);
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    deleted: () => deleted,
+    stop: () => {
+      ticking = false;
+      unsubscribe();
+      return seen;
+    },
+  };
+}
+
+/** Turns came while the deletes were under way, not only before and after all of them. */
+const underWay = (seen: number[], count: number): boolean => seen.some((n) => n > 0 && n < count);
+
 test.serial('a deletecollection of many objects gives the loop turns between its deletes (the memory backend commits at once)', async (t) => {
   const COUNT = 1_000;
   await srv.req('POST', '/api/v1/namespaces', { metadata: { name: 'gone' } });
   await fill('gone', COUNT);
-  let deleted = 0;
-  const unsubscribe = srv.server.store.subscribe((events) => {
-    for (const e of events) if (e.type === 'DELETED' && e.key.namespace === 'gone') deleted++;
-  });
-  // what other work sees of the deletes, at each turn of the loop
-  const seenAtTurns: number[] = [];
-  let ticking = true;
-  const tick = (): void => {
-    seenAtTurns.push(deleted);
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const turns = deletesSeenAtTurns('gone');
   const res = await srv.req('DELETE', '/api/v1/namespaces/gone/configmaps');
-  ticking = false;
-  unsubscribe();
+  const seen = turns.stop();
   t.is(res.status, 200);
-  t.is(deleted, COUNT);
+  t.is(turns.deleted(), COUNT);
   t.is(res.json.items.length, COUNT);
-  // turns came while the deletes were under way, not only before and after all of them
-  t.true(seenAtTurns.some((n) => n > 0 && n < COUNT), `deletes seen at the loop's turns: ${[...new Set(seenAtTurns)].join(', ')}`);
+  t.true(underWay(seen, COUNT), `deletes seen at the loop's turns: ${[...new Set(seen)].join(', ')}`);
 });
 
 test.serial('deleting a namespace of many objects gives the loop turns between the controller\'s deletes', async (t) => {
   const COUNT = 1_000;
   await srv.req('POST', '/api/v1/namespaces', { metadata: { name: 'gone-ns' } });
   await fill('gone-ns', COUNT);
-  let deleted = 0;
-  const unsubscribe = srv.server.store.subscribe((events) => {
-    for (const e of events) if (e.type === 'DELETED' && e.key.resource === 'configmaps' && e.key.namespace === 'gone-ns') deleted++;
-  });
-  const seenAtTurns: number[] = [];
-  let ticking = true;
-  const tick = (): void => {
-    seenAtTurns.push(deleted);
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const turns = deletesSeenAtTurns('gone-ns');
   t.is((await srv.req('DELETE', '/api/v1/namespaces/gone-ns')).status, 200);
-  for (let waited = 0; deleted < COUNT && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
-  ticking = false;
-  unsubscribe();
-  t.is(deleted, COUNT);
-  t.true(seenAtTurns.some((n) => n > 0 && n < COUNT), `deletes seen at the loop's turns: ${[...new Set(seenAtTurns)].join(', ')}`);
+  for (let waited = 0; turns.deleted() < COUNT && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  const seen = turns.stop();
+  t.is(turns.deleted(), COUNT);
+  t.true(underWay(seen, COUNT), `deletes seen at the loop's turns: ${[...new Set(seen)].join(', ')}`);
 });
