@@ -48,12 +48,17 @@ export function wholeBody(encoded: string | Buffer | SlicedBody, max = Infinity)
  */
 export const LIST_SLICE_ITEMS = 500;
 
-/** A list body that hands out its items a slice at a time (registry/list-body.ts), for item-by-item formats. */
+/**
+ * A list body that hands out its members a slice at a time (registry/list-body.ts, lazy-list.ts), for
+ * formats that encode member by member.
+ */
 export interface SliceableList {
-  /** The list's kind, apiVersion and metadata: everything but the items. */
-  readonly listHead: { readonly apiVersion: string; readonly kind: string; readonly metadata: Record<string, unknown> };
+  /** Every member of the list's object but its list (kind, apiVersion, metadata, …), in order. */
+  readonly listHead: { readonly apiVersion: string; readonly kind: string; readonly [member: string]: unknown };
+  /** The list's member name, written after the head's: `items`, or a Table's `rows`. */
+  readonly listKey: string;
   readonly itemCount: number;
-  /** Items [start, end) in their served JSON form, as `toJSON()` lists them. */
+  /** Members [start, end) in their served JSON form, as `toJSON()` lists them. */
   servedItems(start: number, end: number): unknown[];
 }
 

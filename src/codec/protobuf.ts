@@ -119,7 +119,7 @@ function delimited(fieldId: number, length: number): Uint8Array {
 function listSlices(list: SliceableList): SlicedBody | undefined {
   const head = list.listHead;
   const plan = planOf(head);
-  const items = plan?.byKey.get('items');
+  const items = list.listKey === 'items' ? plan?.byKey.get('items') : undefined;
   if (!plan || !items || !items.repeated || items.inline || items.special || !items.message) return undefined;
   const itemPlan = items.message;
   const itemsId = plan.type.fields[items.name]!.id;

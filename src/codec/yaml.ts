@@ -1,6 +1,6 @@
 import YAML, { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Scalar } from 'yaml';
 import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP, valueTooDeep } from '../api/safe-json.ts';
-import type { Codec } from './codec.ts';
+import { isSliceableList, LIST_SLICE_ITEMS, type Codec, type SliceableList } from './codec.ts';
 
 /**
  * The YAML parser with a nesting guard. Its CST stack holds the document plus one entry per open
@@ -67,8 +67,33 @@ function decodeYaml(text: string): unknown {
   return value;
 }
 
+const WRITE_OPTIONS = { aliasDuplicateObjects: false } as const;
+
+/** Members per slice of a long list: YAML is written several times slower than JSON. */
+const YAML_SLICE_ITEMS = 100;
+
+/**
+ * YAML.stringify of a long list a slice of members at a time: the head's members, then the list's
+ * member with each entry written as the only entry of that member and its first line dropped, so each
+ * entry is indented and folded exactly as in the whole document.
+ */
+function* yamlListSlices(list: SliceableList): Generator<Buffer> {
+  const key = list.listKey;
+  // the member's own line (`items:`), as the document writes it before its entries
+  const keyLine = YAML.stringify({ [key]: [null] }, WRITE_OPTIONS).split('\n')[0]!;
+  yield Buffer.from(`${YAML.stringify(list.listHead, WRITE_OPTIONS)}${keyLine}\n`);
+  for (let start = 0; start < list.itemCount; start += YAML_SLICE_ITEMS) {
+    let text = '';
+    for (const member of list.servedItems(start, Math.min(start + YAML_SLICE_ITEMS, list.itemCount))) {
+      const alone = YAML.stringify({ [key]: [member] }, WRITE_OPTIONS);
+      text += alone.slice(alone.indexOf('\n') + 1);
+    }
+    yield Buffer.from(text);
+  }
+}
+
 export const yamlCodec: Codec = {
   mediaType: 'application/yaml',
-  encode: (value) => YAML.stringify(value, { aliasDuplicateObjects: false }),
+  encode: (value) => (isSliceableList(value) && value.itemCount > LIST_SLICE_ITEMS ? { slices: yamlListSlices(value) } : YAML.stringify(value, WRITE_OPTIONS)),
   decode: (body) => decodeYaml(body.toString('utf8')),
 };

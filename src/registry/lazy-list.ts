@@ -1,14 +1,14 @@
 // A list-shaped response body whose members are made a slice at a time: the rows of a long Table,
 // the items of a long PartialObjectMetadataList (as= conversions of a long LIST). In JSON it is
 // written in slices (codec.ts SlicedBody), so converting 150,000 objects never holds the event loop
-// for long; any other format reads `toJSON()`, which makes every member at once.
-import { LIST_SLICE_ITEMS, type SlicedBody } from '../codec/codec.ts';
+// for long; in YAML too (a SliceableList); a format that reads `toJSON()` makes every member at once.
+import { LIST_SLICE_ITEMS, type SlicedBody, type SliceableList } from '../codec/codec.ts';
 import { jsonListSlices } from '../codec/json.ts';
 
-export class LazyList {
+export class LazyList implements SliceableList {
   constructor(
     /** Every member but the list's own; `key` is written after them. */
-    readonly head: Record<string, unknown>,
+    readonly head: SliceableList['listHead'],
     readonly key: string,
     readonly count: number,
     /** The members [start, end). */
@@ -17,6 +17,22 @@ export class LazyList {
 
   toJSON(): unknown {
     return { ...this.head, [this.key]: this.make(0, this.count) };
+  }
+
+  get listHead(): SliceableList['listHead'] {
+    return this.head;
+  }
+
+  get listKey(): string {
+    return this.key;
+  }
+
+  get itemCount(): number {
+    return this.count;
+  }
+
+  servedItems(start: number, end: number): unknown[] {
+    return this.make(start, end);
   }
 
   encodeJson(pretty: boolean): SlicedBody {

@@ -105,6 +105,8 @@ export class ListBody implements SliceableList {
     return this.head;
   }
 
+  readonly listKey = 'items';
+
   get itemCount(): number {
     return this.stored.length;
   }

@@ -3,6 +3,8 @@ import { freeze } from 'immer';
 import type { ApiObject } from '../../src/api/object.ts';
 import { isSlicedBody, LIST_SLICE_ITEMS, wholeBody } from '../../src/codec/codec.ts';
 import { jsonCodec } from '../../src/codec/json.ts';
+import { yamlCodec } from '../../src/codec/yaml.ts';
+import YAML from 'yaml';
 import { resources } from '../../src/kinds/catalogue.ts';
 import { ListBody } from '../../src/registry/list-body.ts';
 import { partialObjectMetadataList } from '../../src/registry/partial-metadata.ts';
@@ -40,4 +42,14 @@ test('a long list as a PartialObjectMetadataList is written in slices, the same 
   t.is(wholeBody(jsonCodec.encode(lazy, true))!.toString(), JSON.stringify(eager, null, 2));
   // a list asked for as one PartialObjectMetadata is still refused
   t.throws(() => convertBody(def, { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' }, 'Metadata', body), { message: /is a list/ });
+});
+
+test('a long list in YAML is written in slices, the same text as the whole document (folding and block scalars included)', (t) => {
+  const long = stored.map((o, i) => freeze({ ...o, data: { ...(o.data as Record<string, string>), folded: `${'word '.repeat(30)}${i}`, block: 'line one\nline two\n', quoted: ': - [] {} # "x"', num: '0123' } } as ApiObject, true));
+  const longBody = new ListBody(def, head, long);
+  const encoded = yamlCodec.encode(longBody, false);
+  t.true(isSlicedBody(encoded));
+  t.is(wholeBody(encoded)!.toString(), YAML.stringify(longBody.toJSON(), { aliasDuplicateObjects: false }));
+  const table = convertBody(def, { kind: 'Table', apiVersion: 'meta.k8s.io/v1' }, 'Metadata', longBody);
+  t.is(wholeBody(yamlCodec.encode(table, false))!.toString(), YAML.stringify(JSON.parse(JSON.stringify(table)), { aliasDuplicateObjects: false }));
 });
