@@ -101,9 +101,6 @@ export function encodeObject(value: unknown): Buffer {
   return Buffer.concat([MAGIC, env]);
 }
 
-/** Bytes of the items gathered into one write of a sliced list (the envelope needs them all first). */
-const LIST_WRITE_BYTES = 1 << 20;
-
 /** A field's key and length, as protobuf writes them before a length-delimited value. */
 function delimited(fieldId: number, length: number): Uint8Array {
   return protobuf.Writer.create().uint32(((fieldId << 3) | 2) >>> 0).uint32(length).finish();
@@ -112,8 +109,8 @@ function delimited(fieldId: number, length: number): Uint8Array {
 /**
  * The envelope of a long list, encoded a slice of items at a time. The list message is its metadata
  * followed by one `items` field per item, so each item is encoded on its own and appended; the
- * envelope's `raw` field needs the list's length first, so the bytes go out once every item is
- * encoded (each slice of encoding still yields to other requests). The same bytes as encodeObject.
+ * envelope's `raw` field needs the list's length first, so the items are measured in a first pass
+ * (see below). The same bytes as encodeObject.
  * Undefined for a list whose type has no repeated `items` message field.
  */
 function listSlices(list: SliceableList): SlicedBody | undefined {
@@ -123,39 +120,34 @@ function listSlices(list: SliceableList): SlicedBody | undefined {
   if (!plan || !items || !items.repeated || items.inline || items.special || !items.message) return undefined;
   const itemPlan = items.message;
   const itemsId = plan.type.fields[items.name]!.id;
+  const encodeItem = (item: unknown): protobuf.Writer => itemPlan.type.encode(typeof item === 'object' && item !== null ? toMessage(itemPlan, item as Record<string, unknown>) : {});
   function* slices(): Generator<Buffer | undefined> {
-    // one buffer per slice: hundreds of thousands of small ones would weigh on every collection
-    const parts: Buffer[] = [Buffer.from(plan!.type.encode(toMessage(plan!, { ...head })).finish())];
-    let rawLength = parts[0]!.length;
+    const headBytes = Buffer.from(plan!.type.encode(toMessage(plan!, { ...head })).finish());
+    // Two passes, as the reference's generated Size() then Marshal: the first only measures (a
+    // protobufjs writer knows its length before it writes a byte) for the envelope's `raw` length,
+    // which comes first; the second encodes again and writes a slice at a time. Holding every
+    // encoded item until the length was known (one pass) held 155 MB at 150,000 ConfigMaps, and the
+    // collector's pauses on it held the loop for 116-166 ms.
+    let rawLength = headBytes.length;
     for (let start = 0; start < list.itemCount; start += LIST_SLICE_ITEMS) {
-      const slice: Uint8Array[] = [];
-      let sliceLength = 0;
       for (const item of list.servedItems(start, Math.min(start + LIST_SLICE_ITEMS, list.itemCount))) {
-        const m = itemPlan.type.encode(typeof item === 'object' && item !== null ? toMessage(itemPlan, item as Record<string, unknown>) : {}).finish();
-        const key = delimited(itemsId, m.length);
-        slice.push(key, m);
-        sliceLength += key.length + m.length;
+        const length = encodeItem(item).len;
+        rawLength += delimited(itemsId, length).length + length;
       }
-      parts.push(Buffer.concat(slice, sliceLength));
-      rawLength += sliceLength;
       yield undefined;
     }
     // Unknown's fields in order: typeMeta (1), raw (2), contentEncoding (3), contentType (4)
     const typeMeta = Unknown.encode({ typeMeta: { apiVersion: head.apiVersion, kind: head.kind } }).finish();
-    yield Buffer.concat([MAGIC, typeMeta, delimited(2, rawLength)]);
-    let batch: Buffer[] = [];
-    let size = 0;
-    for (const part of parts) {
-      batch.push(part);
-      size += part.length;
-      if (size >= LIST_WRITE_BYTES) {
-        yield Buffer.concat(batch, size);
-        batch = [];
-        size = 0;
+    yield Buffer.concat([MAGIC, typeMeta, delimited(2, rawLength), headBytes]);
+    for (let start = 0; start < list.itemCount; start += LIST_SLICE_ITEMS) {
+      const slice: Uint8Array[] = [];
+      for (const item of list.servedItems(start, Math.min(start + LIST_SLICE_ITEMS, list.itemCount))) {
+        const m = encodeItem(item).finish();
+        slice.push(delimited(itemsId, m.length), m);
       }
+      yield Buffer.concat(slice);
     }
-    batch.push(Buffer.from(Unknown.encode({ contentEncoding: '', contentType: '' }).finish()));
-    yield Buffer.concat(batch);
+    yield Buffer.from(Unknown.encode({ contentEncoding: '', contentType: '' }).finish());
   }
   return { slices: slices() };
 }
