@@ -69,7 +69,7 @@ export interface Page {
  * One page of a collection (`namespace` undefined: every namespace), filtered by `matches`: the first
  * `limit` matching items from the token's start key, at the token's revision (now, for a first page).
  */
-export function listPage(
+export async function listPage(
   store: Store,
   group: string,
   resource: string,
@@ -78,14 +78,14 @@ export function listPage(
   query: URLSearchParams,
   /** Exact requirements implied by `matches` that a store index may narrow the current state by. */
   terms: readonly IndexTerm[] = [],
-): Page {
+): Promise<Page> {
   const limit = parseLimit(query);
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont) : undefined;
   // an index serves the current state only; a page at a past revision is rebuilt from the scan
   const indexed = terms.length && (!token || token.rv === store.revision) ? store.select(group, resource, namespace, terms) : undefined;
   if (!indexed) {
-    const scanned = scanPage(store, group, resource, namespace, matches, limit, token, !query.get('labelSelector') && !query.get('fieldSelector'));
+    const scanned = await scanPage(store, group, resource, namespace, matches, limit, token, !query.get('labelSelector') && !query.get('fieldSelector'));
     if (scanned) return scanned;
   }
   const now = indexed ?? store.list(group, resource, namespace);
@@ -117,14 +117,14 @@ export function listPage(
  * first page kept (store.keepView): it costs the items it visits, not the collection. Undefined when
  * the token's revision is neither (the view has expired): the page is then rebuilt from the events.
  */
-function scanPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, limit: number, token: Token | undefined, countRest: boolean): Page | undefined {
+async function scanPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, limit: number, token: Token | undefined, countRest: boolean): Promise<Page | undefined> {
   if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
   const revision = token ? token.rv : store.revision;
   const items: ApiObject[] = [];
   /** The key the next page starts at (the first matching item past this page), once found. */
   let next: string | undefined;
   let rest = 0;
-  const read = store.scanAt(group, resource, namespace, revision, token?.start, (key, object) => {
+  const read = await store.scanAt(group, resource, namespace, revision, token?.start, (key, object) => {
     if (next !== undefined) {
       rest++;
       return true;
@@ -141,7 +141,7 @@ function scanPage(store: Store, group: string, resource: string, namespace: stri
   });
   if (!read) return undefined;
   if (next === undefined) return { revision, items };
-  if (revision === store.revision) store.keepView(group, resource);
+  store.keepView(group, resource, read);
   const page: Page = { revision, items, continue: encodeContinue({ rv: revision, start: next }) };
   if (countRest) page.remainingItemCount = rest;
   return page;

@@ -109,11 +109,11 @@ export class GenericRegistry {
     return { status: 200, body: { ...exportObject(out, isTrue(req.query.get('exact'))), kind: req.def.kind, apiVersion: apiVersionOf(req.def) } as ApiObject };
   }
 
-  list(req: RestRequest): RestResponse {
+  async list(req: RestRequest): Promise<RestResponse> {
     const strategy = req.def.strategy;
     const { matches, terms } = listSelection(req.def, strategy, req.query);
     // a page (limit, continue) of the collection at one revision; without them, all of it now
-    const page = listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query, terms);
+    const page = await listPage(this.store, req.def.storageGroup, req.def.plural, req.def.namespaced && req.namespace ? req.namespace : undefined, matches, req.query, terms);
     const metadata: Record<string, string | number> = { selfLink: collectionPath(req.def, req.namespace), resourceVersion: String(page.revision) };
     if (page.continue) metadata.continue = page.continue;
     if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
@@ -392,7 +392,7 @@ export class GenericRegistry {
 
   async deleteCollection(req: RestRequest): Promise<RestResponse> {
     parseDeleteOptions(req.body, req.query);
-    const listed = this.list(req).body as ListBody;
+    const listed = (await this.list(req)).body as ListBody;
     // without a turn of the loop now and then, deleting 50,000 objects held every other request ~0.8 s
     const turn = turnTaker();
     for (const item of listed.stored) {

@@ -21,6 +21,15 @@ export interface ListResult {
 const MAX_VIEWS = 16;
 const VIEW_TTL_MS = 60_000;
 
+/** Entries a long scan visits between turns of the event loop (a few milliseconds of matching). */
+const VISITS_PER_TURN = 10_000;
+
+/** What a scan read: the collection at `revision` (undefined: it held nothing then). */
+export interface CollectionRead {
+  readonly revision: number;
+  readonly tree: BTree<string, ApiObject> | undefined;
+}
+
 /** An index is used when the value's holders are at most this share of the collection. */
 const SELECT_SHARE = 0.25;
 /** Label and field indexes one collection may have. */
@@ -121,42 +130,69 @@ export class Store {
   /**
    * Visits the objects of a resource as they were at `revision`, in key order (`namespace/name`), from
    * the key `from` on (inclusive; the start when undefined), in one namespace or (undefined) in all,
-   * until `visit` returns false. Costs what it visits, not the collection. False, with nothing
-   * visited, when that revision cannot be read so: it is not the current one and no view of it is kept.
+   * until `visit` returns false. Costs what it visits, not the collection; a long scan (a selector no
+   * index narrows) gives the event loop a turn every VISITS_PER_TURN entries, going on over an O(1)
+   * clone of the collection taken before the first turn, so it reads one revision throughout.
+   * Undefined, with nothing visited, when that revision cannot be read so: it is not the current one
+   * and no view of it is kept. Else what was read, for `keepView`.
    */
-  scanAt(group: string, resource: string, namespace: string | undefined, revision: number, from: string | undefined, visit: (key: string, object: ApiObject) => boolean): boolean {
+  async scanAt(group: string, resource: string, namespace: string | undefined, revision: number, from: string | undefined, visit: (key: string, object: ApiObject) => boolean): Promise<CollectionRead | undefined> {
     const ck = collectionKey(group, resource);
     let tree: BTree<string, ApiObject> | undefined;
-    if (revision === this.rev) tree = this.collections.get(ck);
+    let live = revision === this.rev;
+    if (live) tree = this.collections.get(ck);
     else {
       const kept = this.views.get(`${ck}@${revision}`);
-      if (!kept || performance.now() - kept.usedAt > VIEW_TTL_MS) return false;
+      if (!kept || performance.now() - kept.usedAt > VIEW_TTL_MS) return undefined;
       kept.usedAt = performance.now();
       tree = kept.tree;
     }
-    if (!tree) return true;
+    if (!tree) return { revision, tree };
     const lo = namespace === undefined ? '' : `${namespace}/`;
     const hi = namespace === undefined ? undefined : `${namespace}0`; // '0' is the character after '/'
+    let start = from !== undefined && from > lo ? from : lo;
+    /** The key visited last before a turn: the scan resumes after it. */
+    let visited: string | undefined;
+    let visits = 0;
     const pair: (string | ApiObject)[] = []; // one array reused for every entry
-    for (const [key, object] of tree.entries(from !== undefined && from > lo ? from : lo, pair)) {
-      if (hi !== undefined && key >= hi) break;
-      if (!visit(key, object)) break;
+    for (;;) {
+      let paused = false;
+      for (const [key, object] of tree.entries(start, pair)) {
+        if (key === visited) continue;
+        if (hi !== undefined && key >= hi) return { revision, tree };
+        if (!visit(key, object)) return { revision, tree };
+        if (++visits % VISITS_PER_TURN === 0) {
+          // no turn has passed since the scan began: the live tree still holds `revision`
+          if (live) [tree, live] = [tree.clone(), false];
+          start = visited = key;
+          paused = true;
+          break;
+        }
+      }
+      if (!paused) return { revision, tree };
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    return true;
   }
 
   /**
-   * Keeps the resource's collection as it is now, for `scanAt` at the current revision later (the later
-   * pages of a paged list read the collection as it was when the list began): an O(1) clone.
+   * Keeps what a scan read (the collection at its revision) for the later pages of a paged list,
+   * which read the collection as it was when the list began: the view the scan cloned, or an O(1)
+   * clone of the live collection while it is still at that revision.
    */
-  keepView(group: string, resource: string): void {
+  keepView(group: string, resource: string, read: CollectionRead): void {
     const ck = collectionKey(group, resource);
-    const key = `${ck}@${this.rev}`;
+    const key = `${ck}@${read.revision}`;
     const now = performance.now();
     const kept = this.views.get(key);
     if (kept) {
       kept.usedAt = now;
       return;
+    }
+    let tree = read.tree;
+    const liveTree = this.collections.get(ck);
+    if (tree === liveTree || tree === undefined) {
+      if (read.revision !== this.rev) return; // the live collection has moved on: nothing to keep
+      tree = liveTree?.clone();
     }
     for (const [k, v] of this.views) if (now - v.usedAt > VIEW_TTL_MS) this.views.delete(k);
     if (this.views.size >= MAX_VIEWS) {
@@ -165,7 +201,7 @@ export class Store {
       for (const [k, v] of this.views) if (v.usedAt < oldestAt) [oldest, oldestAt] = [k, v.usedAt];
       if (oldest !== undefined) this.views.delete(oldest);
     }
-    this.views.set(key, { tree: this.collections.get(ck)?.clone(), usedAt: now });
+    this.views.set(key, { tree, usedAt: now });
   }
 
   /**

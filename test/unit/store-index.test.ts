@@ -27,11 +27,11 @@ const key = (ns: string, name: string) => ({ group: '', resource: 'pods', namesp
 const names = (items: readonly ApiObject[]) => items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
 
 /** The page through the index (terms given) and through the scan (no terms), for one query. */
-function bothWays(store: Store, query: string, namespace?: string, def = podDef, resource = 'pods') {
+async function bothWays(store: Store, query: string, namespace?: string, def = podDef, resource = 'pods') {
   const q = new URLSearchParams(query);
   const sel = listSelection(def, def === podDef ? podKind.strategy! : eventKind.strategy!, q);
-  const indexed = listPage(store, '', resource, namespace, sel.matches, q, sel.terms);
-  const scanned = listPage(store, '', resource, namespace, sel.matches, q);
+  const indexed = await listPage(store, '', resource, namespace, sel.matches, q, sel.terms);
+  const scanned = await listPage(store, '', resource, namespace, sel.matches, q);
   return { indexed, scanned, sel };
 }
 
@@ -76,7 +76,7 @@ test('indexed lists equal the scan through creates, label/node/phase changes and
     if (step % 50 === 49) {
       for (const query of QUERIES) {
         for (const namespace of [undefined, 'b']) {
-          const { indexed, scanned } = bothWays(store, query, namespace);
+          const { indexed, scanned } = await bothWays(store, query, namespace);
           t.deepEqual(names(indexed.items), names(scanned.items), `${query} in ${namespace ?? 'all namespaces'} at step ${step}`);
           t.is(indexed.revision, scanned.revision);
           if (store.select('', 'pods', namespace, listSelection(podDef, podKind.strategy!, new URLSearchParams(query)).terms)) used++;
@@ -95,12 +95,12 @@ test('pages through an index equal pages of the scan, also when continued after 
     await store.create(key(`ns-${i % 3}`, `p-${String(i).padStart(3, '0')}`), pod(`ns-${i % 3}`, `p-${String(i).padStart(3, '0')}`, `node-${i % 40}`, 'Running', { app: `app-${i % 30}` }));
   }
   for (const base of ['labelSelector=app%3Dapp-7', 'fieldSelector=spec.nodeName%3Dnode-3']) {
-    const { indexed: first, scanned: firstScan } = bothWays(store, `${base}&limit=4`);
+    const { indexed: first, scanned: firstScan } = await bothWays(store, `${base}&limit=4`);
     t.deepEqual(names(first.items), names(firstScan.items));
     t.is(first.continue, firstScan.continue);
     t.truthy(first.continue);
     // write between pages: relabel a pod that the next page would show, delete another, move a third
-    const all = bothWays(store, base).scanned.items;
+    const all = (await bothWays(store, base)).scanned.items;
     const [, , , , a, b, c] = all;
     const ka = key(a.metadata.namespace!, a.metadata.name!);
     const kb = key(b.metadata.namespace!, b.metadata.name!);
@@ -110,12 +110,12 @@ test('pages through an index equal pages of the scan, also when continued after 
     await store.update(kc, pod(kc.namespace, kc.name, 'node-0', 'Running', { app: 'app-0' }), Number(c.metadata.resourceVersion));
     // the next page is the snapshot of the first page's revision, whichever way it is read
     const next = `${base}&limit=4&continue=${first.continue}`;
-    const { indexed: second, scanned: secondScan } = bothWays(store, next);
+    const { indexed: second, scanned: secondScan } = await bothWays(store, next);
     t.deepEqual(names(second.items), names(secondScan.items));
     t.deepEqual(names(second.items), names(all.slice(4, 8)));
     t.is(second.revision, first.revision);
     // and a fresh list sees the writes, through the index as through the scan
-    const { indexed: now, scanned: nowScan } = bothWays(store, base);
+    const { indexed: now, scanned: nowScan } = await bothWays(store, base);
     t.deepEqual(names(now.items), names(nowScan.items));
     t.false(names(now.items).includes(`${ka.namespace}/${ka.name}`));
     t.false(names(now.items).includes(`${kb.namespace}/${kb.name}`));
@@ -124,7 +124,7 @@ test('pages through an index equal pages of the scan, also when continued after 
     const walked: string[] = [];
     let cont: string | undefined;
     do {
-      const page = bothWays(store, `${base}&limit=3${cont ? `&continue=${cont}` : ''}`);
+      const page = await bothWays(store, `${base}&limit=3${cont ? `&continue=${cont}` : ''}`);
       t.deepEqual(names(page.indexed.items), names(page.scanned.items));
       t.is(page.indexed.continue, page.scanned.continue);
       walked.push(...names(page.indexed.items));
@@ -147,11 +147,11 @@ test('events by involvedObject fields, and the index narrows to the matches', as
     } as unknown as ApiObject);
   }
   const q = 'fieldSelector=involvedObject.name%3Dobj-7,involvedObject.kind%3DPod';
-  const { indexed, scanned, sel } = bothWays(store, q, 'default', eventDef, 'events');
+  const { indexed, scanned, sel } = await bothWays(store, q, 'default', eventDef, 'events');
   t.deepEqual(names(indexed.items), names(scanned.items));
   t.deepEqual(names(indexed.items), ['default/e-107', 'default/e-157', 'default/e-57', 'default/e-7']);
   t.is(store.select('', 'events', 'default', sel.terms)?.items.length, 4);
-  const uid = bothWays(store, 'fieldSelector=involvedObject.uid%3Duid-3', undefined, eventDef, 'events');
+  const uid = await bothWays(store, 'fieldSelector=involvedObject.uid%3Duid-3', undefined, eventDef, 'events');
   t.deepEqual(names(uid.indexed.items), names(uid.scanned.items));
   t.is(uid.indexed.items.length, 4);
 });
