@@ -36,11 +36,12 @@ export function cleanTarget(url: string | undefined): CleanTarget | StatusError 
     if (end < 0) end = path.length;
     const len = end - start;
     // A segment's `;parameters` end it for some upstreams (Tomcat, Jetty and Spring read `..;x` as
-    // `..`), so a dot segment is judged on what comes before its first `;`.
-    const semi = path.indexOf(';', start);
-    const dotsEnd = semi >= 0 && semi < end ? semi : end;
+    // `..`), so a dot segment is one or two dots, then the segment's end or a `;`. Read within the
+    // segment only: a search past it would make a path of many segments cost its length squared.
+    let dotsEnd = start;
+    while (dotsEnd < end && dotsEnd - start < 3 && path.charCodeAt(dotsEnd) === 0x2e) dotsEnd++;
     const dots = dotsEnd - start;
-    if ((dots === 1 || dots === 2) && path.charCodeAt(start) === 0x2e && path.charCodeAt(dotsEnd - 1) === 0x2e) {
+    if ((dots === 1 || dots === 2) && (dotsEnd === end || path.charCodeAt(dotsEnd) === 0x3b)) {
       return errors.badRequest('the path may not contain . or .. segments (with or without ;parameters)');
     }
     // a trailing slash is an empty last segment and fine; `//` inside is not
