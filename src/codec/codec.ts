@@ -62,8 +62,18 @@ export interface SliceableList {
   servedItems(start: number, end: number): unknown[];
 }
 
-export function isSliceableList(v: unknown): v is SliceableList {
+function isSliceableList(v: unknown): v is SliceableList {
   return typeof v === 'object' && v !== null && typeof (v as SliceableList).servedItems === 'function' && typeof (v as SliceableList).itemCount === 'number';
+}
+
+/** A list body with more than LIST_SLICE_ITEMS members: encoded in slices by the codecs that can. */
+export function isLongList(v: unknown): v is SliceableList {
+  return isSliceableList(v) && v.itemCount > LIST_SLICE_ITEMS;
+}
+
+/** A list body of any length that says its own kind (protobuf negotiation reads the head, not every item). */
+export function listHeadOf(v: unknown): SliceableList['listHead'] | undefined {
+  return isSliceableList(v) ? v.listHead : undefined;
 }
 
 /** A body format the server can read and write. */

@@ -3,7 +3,7 @@
 // message of the object's kind (schemas and JSON mapping in protobuf-mapping.ts). A watch frame is a
 // 4-byte big-endian length, then a WatchEvent{type, object{raw: the object's envelope}}.
 import protobuf from 'protobufjs';
-import { isSliceableList, LIST_SLICE_ITEMS, type Codec, type SlicedBody, type SliceableList, type WatchFraming } from './codec.ts';
+import { isLongList, listHeadOf, LIST_SLICE_ITEMS, type Codec, type SlicedBody, type SliceableList, type WatchFraming } from './codec.ts';
 import { planFor, schemaRoot, toJson, toMessage, type MessagePlan } from './protobuf-mapping.ts';
 import { wireText } from '../api/safe-json.ts';
 
@@ -88,7 +88,7 @@ function planOf(obj: Typed | undefined): MessagePlan | undefined {
 /** Whether the object has a protobuf schema (else it is answered in another format, or 406). */
 export function protobufEncodable(value: unknown): boolean {
   // a list body's head says its kind: its toJSON() would serve every item only to be asked this
-  return planOf(isSliceableList(value) ? value.listHead : jsonOf(value)) !== undefined;
+  return planOf(listHeadOf(value) ?? jsonOf(value)) !== undefined;
 }
 
 /** The envelope of one object: magic + Unknown{typeMeta, raw}. */
@@ -183,7 +183,7 @@ export function decodeObject(body: Buffer): Record<string, unknown> {
 
 export const protobufCodec: Codec = {
   mediaType: PROTOBUF_MEDIA_TYPE,
-  encode: (value) => (isSliceableList(value) && value.itemCount > LIST_SLICE_ITEMS ? listSlices(value) : undefined) ?? encodeObject(value),
+  encode: (value) => (isLongList(value) ? listSlices(value) : undefined) ?? encodeObject(value),
   decode: (body) => decodeObject(body),
   encodable: protobufEncodable,
 };

@@ -1,6 +1,6 @@
 import YAML, { Composer, isMap, isScalar, isSeq, LineCounter, Parser, type Scalar } from 'yaml';
 import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP, valueTooDeep } from '../api/safe-json.ts';
-import { isSliceableList, LIST_SLICE_ITEMS, type Codec, type SliceableList } from './codec.ts';
+import { isLongList, type Codec, type SliceableList } from './codec.ts';
 
 /**
  * The YAML parser with a nesting guard. Its CST stack holds the document plus one entry per open
@@ -94,6 +94,6 @@ function* yamlListSlices(list: SliceableList): Generator<Buffer> {
 
 export const yamlCodec: Codec = {
   mediaType: 'application/yaml',
-  encode: (value) => (isSliceableList(value) && value.itemCount > LIST_SLICE_ITEMS ? { slices: yamlListSlices(value) } : YAML.stringify(value, WRITE_OPTIONS)),
+  encode: (value) => (isLongList(value) ? { slices: yamlListSlices(value) } : YAML.stringify(value, WRITE_OPTIONS)),
   decode: (body) => decodeYaml(body.toString('utf8')),
 };

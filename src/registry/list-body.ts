@@ -120,7 +120,7 @@ export class ListBody implements SliceableList {
    * Undefined (a short pretty list) leaves it to JSON.stringify.
    */
   encodeJson(pretty: boolean): Buffer | SlicedBody | undefined {
-    if (this.stored.length > LIST_SLICE_ITEMS) return { slices: pretty ? this.prettySlices() : this.compactSlices() };
+    if (this.itemCount > LIST_SLICE_ITEMS) return { slices: pretty ? this.prettySlices() : this.compactSlices() };
     return pretty ? undefined : listResponse(this.def, JSON.stringify(this.head).slice(0, -1), this.stored);
   }
 

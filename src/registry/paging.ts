@@ -82,6 +82,7 @@ export async function listPage(
   const limit = parseLimit(query);
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont) : undefined;
+  if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
   // an index serves the current state only; a page at a past revision is rebuilt from the scan
   const indexed = terms.length && (!token || token.rv === store.revision) ? store.select(group, resource, namespace, terms) : undefined;
   if (!indexed) {
@@ -92,7 +93,6 @@ export async function listPage(
   let items = now.items;
   let revision = now.revision;
   if (token && token.rv !== now.revision) {
-    if (token.rv > now.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
     items = atRevision(store, group, resource, namespace, items, token.rv);
     revision = token.rv;
   }
@@ -118,7 +118,6 @@ export async function listPage(
  * the token's revision is neither (the view has expired): the page is then rebuilt from the events.
  */
 async function scanPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, limit: number, token: Token | undefined, countRest: boolean): Promise<Page | undefined> {
-  if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
   const revision = token ? token.rv : store.revision;
   const items: ApiObject[] = [];
   /** The key the next page starts at (the first matching item past this page), once found. */

@@ -4,9 +4,8 @@
 // reading (the write says the buffer is full) nothing more is encoded until it drains. A client that
 // goes away ends the encoding; a step that fails cuts the connection, since the head is already out.
 import type { ServerResponse } from 'node:http';
-import type { Http2ServerResponse } from 'node:http2';
 
-type Response = ServerResponse | Http2ServerResponse;
+type Response = ServerResponse;
 
 /** How long steps run back to back before the rest waits for the loop's next turn. */
 const TURN_MS = 4;
@@ -40,8 +39,7 @@ export async function writeSlices(res: Response, slices: Iterable<Buffer | undef
       const step = steps.next();
       if (step.done) break;
       const bytes = step.value;
-      // (an Http2ServerResponse's write takes a Buffer as a ServerResponse's does)
-      if (bytes !== undefined && bytes.length > 0 && !(res as ServerResponse).write(bytes)) {
+      if (bytes !== undefined && bytes.length > 0 && !res.write(bytes)) {
         await drained(res);
         turnStart = performance.now();
       } else if (performance.now() - turnStart > TURN_MS) {

@@ -2,14 +2,14 @@
 // Accept ranges asking for one an endpoint accepts, and the converted body. A range asking for a
 // conversion the endpoint cannot make never matches, so negotiation falls back to the client's next
 // range (kubectl lists plain JSON after the Table types); 406 only when nothing else is acceptable.
-import type { ResourceDef } from '../../api/catalogue.ts';
+import { apiVersionOf, type ResourceDef } from '../../api/catalogue.ts';
 import type { ApiObject } from '../../api/object.ts';
 import { errors, StatusError } from '../../request/errors.ts';
 import { ListBody } from '../list-body.ts';
-import { partialObjectMetadata, partialObjectMetadataList, type ListShape } from '../partial-metadata.ts';
-import { lazyListTable, listTable, objectTable, type IncludeObject, type LongList } from './table.ts';
-import { LazyList } from '../lazy-list.ts';
-import { LIST_SLICE_ITEMS } from '../../codec/codec.ts';
+import { lazyPartialObjectMetadataList, partialObjectMetadata, partialObjectMetadataList, type ListShape } from '../partial-metadata.ts';
+import { lazyListTable, listTable, objectTable, type IncludeObject } from './table.ts';
+import type { LongList } from '../lazy-list.ts';
+import { isLongList } from '../../codec/codec.ts';
 
 export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
@@ -56,8 +56,8 @@ function notAcceptable(message: string): StatusError {
 /** A body as a list (items as served, each with its kind and apiVersion), or undefined for a single object. */
 function listOf(def: ResourceDef, body: unknown): ListShape | undefined {
   if (body instanceof ListBody) {
-    const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
-    return { metadata: body.head.metadata, items: body.items.map((o) => ({ kind: def.kind, apiVersion, ...o })) };
+    const long = longListOf(def, body);
+    return { metadata: long.metadata, items: long.items(0, long.count) };
   }
   const o = body as { kind?: unknown; items?: unknown; metadata?: unknown };
   if (Array.isArray(o.items) && typeof o.kind === 'string' && o.kind.endsWith('List')) return { metadata: (o.metadata ?? {}) as Record<string, unknown>, items: o.items as ApiObject[] };
@@ -70,17 +70,17 @@ function isObject(v: unknown): v is ApiObject {
 
 /** A long list body's items a range at a time, as listOf gives them all. */
 function longListOf(def: ResourceDef, body: ListBody): LongList {
-  const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  const apiVersion = apiVersionOf(def);
   return { metadata: body.head.metadata, count: body.itemCount, items: (start, end) => body.servedItems(start, end).map((o) => ({ kind: def.kind, apiVersion, ...o })) };
 }
 
 /** Convert one body (a list, an object, or a Status, which passes unchanged as in the reference). */
 export function convertBody(def: ResourceDef, target: ConversionTarget, includeObject: IncludeObject, body: unknown): unknown {
-  if (body instanceof ListBody && body.itemCount > LIST_SLICE_ITEMS && target.kind !== 'PartialObjectMetadata') {
+  if (body instanceof ListBody && isLongList(body) && target.kind !== 'PartialObjectMetadata') {
     // converted a slice at a time as it is written: a long list's rows or items are never all made at once
     const long = longListOf(def, body);
     if (target.kind === 'Table') return lazyListTable(def, long, { apiVersion: target.apiVersion, includeObject });
-    return new LazyList({ kind: 'PartialObjectMetadataList', apiVersion: target.apiVersion, metadata: long.metadata }, 'items', long.count, (start, end) => long.items(start, end).map((o) => partialObjectMetadata(o, target.apiVersion)));
+    return lazyPartialObjectMetadataList(long, target.apiVersion);
   }
   if (!isObject(body) && !(body instanceof ListBody)) return body;
   if (!(body instanceof ListBody) && (body as ApiObject).kind === 'Status') return body;

@@ -3,7 +3,7 @@
 import type { ResourceDef } from '../../api/catalogue.ts';
 import type { ApiObject } from '../../api/object.ts';
 import { age, ageColumn, nameColumn, type Cell, type TableColumn, type TableColumns } from '../../api/table-columns.ts';
-import { LazyList } from '../lazy-list.ts';
+import { LazyList, type LongList } from '../lazy-list.ts';
 import { partialObjectMetadata, type ListShape } from '../partial-metadata.ts';
 
 /** What a row carries besides its cells (`?includeObject=`). */
@@ -56,13 +56,15 @@ function row(def: ResourceDef, obj: ApiObject, opts: TableOptions, now: number) 
   return r;
 }
 
+/** Everything of a Table but its rows. */
+function tableHead(def: ResourceDef, metadata: Record<string, unknown>, opts: TableOptions) {
+  return { kind: 'Table', apiVersion: opts.apiVersion, metadata, columnDefinitions: opts.noHeaders ? null : columnsOf(def).definitions.map(definitionJson) };
+}
+
 function table(def: ResourceDef, items: readonly ApiObject[], metadata: Record<string, unknown>, opts: TableOptions) {
   const now = opts.now ?? Date.now();
   return {
-    kind: 'Table',
-    apiVersion: opts.apiVersion,
-    metadata,
-    columnDefinitions: opts.noHeaders ? null : columnsOf(def).definitions.map(definitionJson),
+    ...tableHead(def, metadata, opts),
     rows: items.map((o) => row(def, o, opts, now)),
   };
 }
@@ -78,16 +80,8 @@ export function listTable(def: ResourceDef, list: ListShape, opts: TableOptions)
   return table(def, list.items, list.metadata, opts);
 }
 
-/** A long list's items, handed out a range at a time (as served, with kind and apiVersion). */
-export interface LongList {
-  metadata: Record<string, unknown>;
-  count: number;
-  items(start: number, end: number): ApiObject[];
-}
-
 /** listTable of a long list, its rows made a slice at a time as they are written (lazy-list.ts). */
 export function lazyListTable(def: ResourceDef, list: LongList, opts: TableOptions): LazyList {
   const now = opts.now ?? Date.now();
-  const head = { kind: 'Table', apiVersion: opts.apiVersion, metadata: list.metadata, columnDefinitions: opts.noHeaders ? null : columnsOf(def).definitions.map(definitionJson) };
-  return new LazyList(head, 'rows', list.count, (start, end) => list.items(start, end).map((o) => row(def, o, opts, now)));
+  return new LazyList(tableHead(def, list.metadata, opts), 'rows', list.count, (start, end) => list.items(start, end).map((o) => row(def, o, opts, now)));
 }
