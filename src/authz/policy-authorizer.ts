@@ -7,6 +7,9 @@ import { flatRequest, subjectAccessReviewJson } from './sar.ts';
 import { PolicyEvaluator } from '../policy/evaluator.ts';
 import { toData, type CompiledPolicy, type DataPatch } from '../policy/format.ts';
 
+/** How long the instance a rebuild replaced is kept for the next rebuild. */
+const SPARE_KEPT_MS = 60_000;
+
 export interface PolicyAuthorizerOptions {
   /** Cache decisions (default true). */
   cache?: boolean;
@@ -51,6 +54,7 @@ export class PolicyAuthorizer implements Authorizer {
   /** Swaps in a loaded evaluator (atomic: one assignment) and invalidates cached decisions. */
   swap(next: PolicyEvaluator): void {
     this.ev = next;
+    this.keepSpare(undefined);
     this.cache?.invalidate();
   }
 
@@ -61,9 +65,69 @@ export class PolicyAuthorizer implements Authorizer {
     this.swap(next);
   }
 
-  /** Applies incremental data patches to the live evaluator (synchronous, so atomic). */
+  /**
+   * Applies incremental data patches to the live evaluator (synchronous, so atomic). With `full`
+   * (the whole policy as it is now, kept up to date by the caller): a patch the engine refuses
+   * reloads the whole policy, and once replaced values outweigh the live ones a fresh evaluator is
+   * loaded in turns, patched with what changed meanwhile and swapped in (see rebuiltInTurns).
+   */
   patch(patches: DataPatch[], full?: () => CompiledPolicy): void {
-    this.ev.patch(patches, full ? () => toData(full()) : undefined);
+    const replay = this.rebuild?.replay;
+    if (replay) for (const p of patches) replay.push(p);
+    const whole = full && ((): unknown => toData(full()));
+    try {
+      this.ev.patch(patches, whole);
+    } catch (e) {
+      if (!whole) throw e;
+      this.rebuild = undefined; // a rebuild under way would swap in without this reload
+      this.ev.setData(whole());
+    }
     this.cache?.invalidate();
+    if (whole && !this.rebuild && this.ev.rebuildDue) this.startRebuild(whole);
+  }
+
+  /**
+   * The evaluator the last rebuild replaced, whose memory the next one reuses while rebuilds come
+   * often: a fresh instance per rebuild reserves new address space each time, and once enough dead
+   * ones pile up V8 collects the whole heap at once to release them (60-120 ms with a 100 MB heap). Kept for
+   * SPARE_KEPT_MS after use, then let go so a quiet server holds one instance.
+   */
+  private spare: PolicyEvaluator | undefined;
+  private spareTimer: NodeJS.Timeout | undefined;
+  /** The rebuild under way: the evaluator it replaces and the patches applied since it began. */
+  private rebuild: { from: PolicyEvaluator; replay: DataPatch[] } | undefined;
+  /** Settles once the rebuild under way has been swapped in or given up (tests, benchmarks). */
+  rebuilding: Promise<void> | undefined;
+
+  private startRebuild(whole: () => unknown): void {
+    const from = this.ev;
+    const job = { from, replay: [] as DataPatch[] };
+    this.rebuild = job;
+    const spare = this.spare;
+    this.keepSpare(undefined);
+    this.rebuilding = from
+      .rebuiltInTurns(whole(), job.replay, spare)
+      .then(({ next, replayed }) => {
+        if (this.rebuild !== job || this.ev !== from) return; // reloaded or swapped meanwhile
+        next.patch(job.replay.slice(replayed));
+        this.swap(next);
+        this.keepSpare(from);
+      })
+      .catch(() => {
+        // could not load a second instance: compact the live one in place, as in one step
+        if (this.rebuild !== job || this.ev !== from) return;
+        from.setData(whole());
+        this.cache?.invalidate();
+      })
+      .finally(() => {
+        if (this.rebuild === job) this.rebuild = undefined;
+        if (this.rebuild === undefined) this.rebuilding = undefined;
+      });
+  }
+
+  private keepSpare(ev: PolicyEvaluator | undefined): void {
+    clearTimeout(this.spareTimer);
+    this.spare = ev;
+    this.spareTimer = ev && setTimeout(() => { this.spare = undefined; }, SPARE_KEPT_MS).unref();
   }
 }

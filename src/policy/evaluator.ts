@@ -4,8 +4,10 @@
 //    falling back to the JSON path for other modules or requests it cannot encode;
 //  - decideJson()/decide(): the SubjectAccessReview as JSON, the result set interpreted (memoized);
 //  - evaluate()/evaluateJson(): the raw result set, for tools and tests.
-// Data changes: setData replaces the document; patch applies RBAC's incremental patches in place and
-// rebuilds from the full document when patching stops paying (or the module cannot patch).
+// Data changes: setData replaces the document; patch applies RBAC's incremental patches in place
+// (or takes the full document when the module cannot patch). Replaced values stay behind in the
+// module's heap; once they outweigh the live data, rebuiltInTurns() loads the document into a fresh
+// instance a slice at a time, between other requests, for the owner to swap in.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import type { DataPatch } from './format.ts';
 import { sarJson, type FlatRequest } from './sar.ts';
 import { interpretResult, type PolicyDecision } from './decision.ts';
 import { PolicyHost } from './host.ts';
+import { dataSlices } from './data-slices.ts';
 
 export { interpretResult, type PolicyDecision };
 
@@ -20,8 +23,14 @@ export const ENGINE_ENTRYPOINT = 'portcullis/authz';
 
 /** Decoded result texts kept per evaluator (results repeat: one per grant). */
 const MAX_DECODED = 4096;
-/** Patched-over garbage allowed beyond twice the live data before patch() rebuilds from scratch. */
+/** Patched-over garbage allowed beyond twice the live data before a rebuild is due. */
 const PATCH_SLACK_BYTES = 1 << 20;
+/** A sliced load applies this many patches per call (a slice or a replayed bucket: tens of KB)… */
+const SLICE_PATCHES = 4;
+/** …and gives the event loop a turn after this much work. */
+const SLICE_BUDGET_MS = 4;
+/** Slices of changes replayed in turns before the rest is replayed at once (writes faster than replays). */
+const MAX_REPLAY_SLICES = 10_000;
 
 export function enginePath(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build/policy.wasm');
@@ -119,14 +128,60 @@ export class PolicyEvaluator {
   }
 
   /**
-   * Applies data patches in place. When the module cannot patch, or garbage from replaced values
-   * exceeds the live size, `full` (if given) rebuilds the data from scratch instead.
+   * Applies data patches in place. A module that cannot patch takes `full` (the whole document)
+   * instead, or refuses.
    */
   patch(patches: DataPatch[], full?: () => unknown): void {
-    if (full && (!this.host.patchable || this.host.dataBytes > 2 * this.liveDataBytes + PATCH_SLACK_BYTES)) {
+    if (full && !this.host.patchable) {
       this.setData(full());
       return;
     }
     this.host.patch(patches);
   }
+
+  /** Whether replaced values left in the heap by patches outweigh the live data (see rebuiltInTurns). */
+  get rebuildDue(): boolean {
+    return this.host.patchable && this.host.dataBytes > 2 * this.liveDataBytes + PATCH_SLACK_BYTES;
+  }
+
+  /**
+   * A fresh instance of this module holding `data`, loaded a slice at a time with turns of the event
+   * loop between slices, so a large document never holds other requests up (one setData of 100,000
+   * bindings takes the loop for hundreds of milliseconds). `data` is read as the load goes; the
+   * caller appends every change it makes to the live document meanwhile to `changes`, which are
+   * replayed onto the new instance in turns too. It returns how many were replayed: the caller
+   * replays the rest (at most a slice or two) and swaps in the same synchronous step.
+   */
+  async rebuiltInTurns(data: unknown, changes: readonly DataPatch[], reuse?: PolicyEvaluator): Promise<{ next: PolicyEvaluator; replayed: number }> {
+    const next = reuse ?? new PolicyEvaluator(await this.host.sibling(), this.entrypointName);
+    next.host.setData({});
+    let since = performance.now();
+    const pause = async (): Promise<void> => {
+      if (performance.now() - since < SLICE_BUDGET_MS) return;
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    };
+    let batch: DataPatch[] = [];
+    for (const p of dataSlices(data)) {
+      batch.push(p);
+      if (batch.length < SLICE_PATCHES) continue;
+      next.host.patch(batch);
+      batch = [];
+      await pause();
+    }
+    next.host.patch(batch);
+    next.liveDataBytes = next.host.dataBytes;
+    // the changes made during the load, then those made during their replay: a replay costs what
+    // the live patches cost, so the backlog shrinks unless the writes alone keep the loop busy
+    let replayed = 0;
+    for (let slice = 0; changes.length - replayed > SLICE_PATCHES && slice < MAX_REPLAY_SLICES; slice++) {
+      const upTo = Math.min(changes.length, replayed + SLICE_PATCHES);
+      next.host.patch(changes.slice(replayed, upTo));
+      replayed = upTo;
+      await pause();
+    }
+    return { next, replayed };
+  }
+
+
 }

@@ -93,6 +93,9 @@ export function decodeEngineString(buf: Buffer, start: number, end: number): str
 
 interface Instantiated { instance: WebAssembly.Instance; memory: WebAssembly.Memory }
 
+/** A compiled module and how it is instantiated, so a fresh instance costs no second compile. */
+interface Loader { module: WebAssembly.Module; hostable: boolean }
+
 async function instantiateDirectly(module: WebAssembly.Module): Promise<Instantiated> {
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES });
   const env = {
@@ -167,7 +170,7 @@ export class PolicyHost {
   /** Allowing grant's address → decision, for decideFields; cleared whenever the data changes. */
   private byGrant = new Map<number, PolicyDecision>();
 
-  private constructor({ instance, memory }: Instantiated) {
+  private constructor({ instance, memory }: Instantiated, private readonly loader: Loader) {
     const exports = instance.exports;
     for (const name of REQUIRED_EXPORTS) {
       if (typeof exports[name] !== 'function') throw new Error(`not an OPA WebAssembly policy: export ${name} is missing`);
@@ -190,7 +193,16 @@ export class PolicyHost {
   static async instantiate(wasm: Uint8Array): Promise<PolicyHost> {
     const module = await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
     const hostable = WebAssembly.Module.imports(module).every((i) => i.module === 'env' && HOST_IMPORTS.has(i.name));
-    return new PolicyHost(await (hostable ? instantiateDirectly(module) : instantiateWithSdk(module)));
+    return PolicyHost.fromLoader({ module, hostable });
+  }
+
+  private static async fromLoader(loader: Loader): Promise<PolicyHost> {
+    return new PolicyHost(await (loader.hostable ? instantiateDirectly(loader.module) : instantiateWithSdk(loader.module)), loader);
+  }
+
+  /** A new instance of the same module, with empty data and memory of its own. */
+  sibling(): Promise<PolicyHost> {
+    return PolicyHost.fromLoader(this.loader);
   }
 
   /** Whether the module takes data patches in place (our engine does). */

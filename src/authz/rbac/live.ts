@@ -51,14 +51,9 @@ export class LiveRbac {
     if (!patches.length) return;
     applyPatches(this.policy, patches);
     if (!this.engine) return; // still loading: open() sets the full data once loaded
-    // the mirror is the full data: when the engine compacts its patched data (or refuses a patch)
-    // it reloads from the mirror, with no recompile of the world
-    try {
-      this.engine.patch(patches, () => this.policy);
-    } catch {
-      this.engine.evaluator.setData(toData(this.policy));
-      this.engine.cache?.invalidate();
-    }
+    // the mirror is the full data: when the engine refuses a patch, or its heap is due for a
+    // rebuild, it loads from the mirror, with no recompile of the world
+    this.engine.patch(patches, () => this.policy);
   }
 
   private change(kind: RbacKind, e: RbacObjectEvent): DataPatch[] {
@@ -68,6 +63,11 @@ export class LiveRbac {
       return e.type === 'DELETED' ? this.compiler.removeBinding(meta, cluster) : this.compiler.upsertBinding(toBindingObject(e.object), cluster);
     }
     return e.type === 'DELETED' ? this.compiler.removeRole(meta, cluster) : this.compiler.upsertRole(toRoleObject(e.object), cluster);
+  }
+
+  /** Settles once the engine's rebuild under way (if any) is in force (tests, benchmarks). */
+  get rebuilding(): Promise<void> | undefined {
+    return this.engine?.rebuilding;
   }
 
   /** Resolution errors the compiler met (bad role refs, subjects without namespace). */
