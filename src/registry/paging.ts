@@ -84,7 +84,7 @@ export async function listPage(
   const token = cont ? decodeContinue(cont) : undefined;
   if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
   // an index serves the current state only; a page at a past revision is rebuilt from the scan
-  const indexed = terms.length && (!token || token.rv === store.revision) ? store.select(group, resource, namespace, terms) : undefined;
+  const indexed = terms.length && (!token || token.rv === store.revision) ? await store.select(group, resource, namespace, terms) : undefined;
   if (!indexed) {
     const scanned = await scanPage(store, group, resource, namespace, matches, limit, token, !query.get('labelSelector') && !query.get('fieldSelector'));
     if (scanned) return scanned;

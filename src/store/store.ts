@@ -48,10 +48,18 @@ function itemKey(namespace: string, name: string): string {
  * costs O(log n) and a list snapshot is an O(1) clone. State changes only by applying the ordered events
  * the backend emits: one write path for every backend.
  */
+/** A label or field index of one collection; `pending` while it is being built. */
+interface IndexEntry {
+  readonly index: ValueIndex;
+  /** Keys written since the build's clone, folded in when it ends; undefined once built. */
+  pending: Set<string> | undefined;
+  built: Promise<void> | undefined;
+}
+
 export class Store {
   private readonly collections = new Map<string, BTree<string, ApiObject>>();
   /** collection key → index name → label/field index, made on first use (see select). */
-  private readonly indexes = new Map<string, Map<string, ValueIndex>>();
+  private readonly indexes = new Map<string, Map<string, IndexEntry>>();
   private readonly listeners = new Set<StoreListener>();
   /** `collection@revision` → the collection as it was then (undefined: it held nothing). */
   private readonly views = new Map<string, { tree: BTree<string, ApiObject> | undefined; usedAt: number }>();
@@ -210,14 +218,20 @@ export class Store {
    * Undefined when no term narrows the collection to a small part (then a scan costs about the same).
    * Only narrows: the caller still applies the whole selector. Indexes are built on first use.
    */
-  select(group: string, resource: string, namespace: string | undefined, terms: readonly IndexTerm[]): ListResult | undefined {
+  async select(group: string, resource: string, namespace: string | undefined, terms: readonly IndexTerm[]): Promise<ListResult | undefined> {
     const ck = collectionKey(group, resource);
-    const t = this.collections.get(ck);
-    if (!t || terms.length === 0) return t ? undefined : { revision: this.rev, items: [] };
-    let best: ReadonlySet<string> | undefined;
+    if (!this.collections.has(ck) || terms.length === 0) return this.collections.has(ck) ? undefined : { revision: this.rev, items: [] };
+    const found: [ValueIndex, string][] = [];
     for (const term of terms) {
-      const keys = this.index(ck, t, term)?.keys(term.value);
-      if (!keys) continue;
+      const idx = await this.index(ck, term);
+      if (idx) found.push([idx, term.value]);
+    }
+    // from here on synchronous: the indexes and the collection at one revision
+    const t = this.collections.get(ck);
+    if (!t) return { revision: this.rev, items: [] };
+    let best: ReadonlySet<string> | undefined;
+    for (const [idx, value] of found) {
+      const keys = idx.keys(value);
       if (!best || keys.size < best.size) best = keys;
     }
     // a value most of the collection holds: the ordered scan is cheaper than sorting that many keys
@@ -229,21 +243,46 @@ export class Store {
     return { revision: this.rev, items: keys.map((k) => t.get(k)!) };
   }
 
-  /** The collection's index for the term, built now if there is room for one more. */
-  private index(ck: string, t: BTree<string, ApiObject>, term: IndexTerm): ValueIndex | undefined {
+  /** The collection's index for the term, once built (see buildIndex); none when there is no room for one more. */
+  private async index(ck: string, term: IndexTerm): Promise<ValueIndex | undefined> {
     let byName = this.indexes.get(ck);
     if (!byName) this.indexes.set(ck, (byName = new Map()));
-    let idx = byName.get(term.name);
-    if (!idx) {
+    let entry = byName.get(term.name);
+    if (!entry) {
       // label keys come from requests: bound the indexes (and the memory) one collection may gain
       if (byName.size >= MAX_INDEXES) return undefined;
-      byName.set(term.name, (idx = new ValueIndex(term.read)));
-      const made = idx;
-      t.forEachPair((k, v) => made.add(k, v));
+      entry = { index: new ValueIndex(term.read), pending: new Set(), built: undefined };
+      byName.set(term.name, entry);
+      entry.built = this.buildIndex(ck, entry);
     }
-    return idx;
+    await entry.built;
+    return entry.index;
   }
 
+  /**
+   * Fills a new index from an O(1) clone of the collection, VISITS_PER_TURN entries a turn (a first
+   * build over 150,000 objects held the loop for 76-145 ms in one), then folds in the keys written
+   * since the clone: out with what the clone held for them, in with what the collection holds now.
+   */
+  private async buildIndex(ck: string, entry: IndexEntry): Promise<void> {
+    const snapshot = this.collections.get(ck)?.clone();
+    const { index, pending } = entry;
+    if (snapshot && pending) {
+      let visits = 0;
+      for (const [k, v] of snapshot.entries()) {
+        index.add(k, v);
+        if (++visits % VISITS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      const live = this.collections.get(ck);
+      for (const k of pending) {
+        const then = snapshot.get(k);
+        if (then) index.remove(k, then);
+        const now = live?.get(k);
+        if (now) index.add(k, now);
+      }
+    }
+    entry.pending = undefined;
+  }
   /** The object becomes the store's: it is frozen in place (backends then need not copy it). */
   async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
     return (await this.backend.commit({ op: 'create', key, object: freeze(object, true) })).object;
@@ -273,9 +312,13 @@ export class Store {
       const indexes = this.indexes.get(collectionKey(ev.key.group, ev.key.resource));
       if (indexes) {
         const old = t.get(k);
-        for (const idx of indexes.values()) {
-          if (old) idx.remove(k, old);
-          if (ev.type !== 'DELETED') idx.add(k, ev.object);
+        for (const { index, pending } of indexes.values()) {
+          if (pending) {
+            pending.add(k); // still being built: folded in at the end
+            continue;
+          }
+          if (old) index.remove(k, old);
+          if (ev.type !== 'DELETED') index.add(k, ev.object);
         }
       }
       if (ev.type === 'DELETED') t.delete(k);

@@ -79,7 +79,7 @@ test('indexed lists equal the scan through creates, label/node/phase changes and
           const { indexed, scanned } = await bothWays(store, query, namespace);
           t.deepEqual(names(indexed.items), names(scanned.items), `${query} in ${namespace ?? 'all namespaces'} at step ${step}`);
           t.is(indexed.revision, scanned.revision);
-          if (store.select('', 'pods', namespace, listSelection(podDef, podKind.strategy!, new URLSearchParams(query)).terms)) used++;
+          if (await store.select('', 'pods', namespace, listSelection(podDef, podKind.strategy!, new URLSearchParams(query)).terms)) used++;
         }
       }
     }
@@ -150,7 +150,7 @@ test('events by involvedObject fields, and the index narrows to the matches', as
   const { indexed, scanned, sel } = await bothWays(store, q, 'default', eventDef, 'events');
   t.deepEqual(names(indexed.items), names(scanned.items));
   t.deepEqual(names(indexed.items), ['default/e-107', 'default/e-157', 'default/e-57', 'default/e-7']);
-  t.is(store.select('', 'events', 'default', sel.terms)?.items.length, 4);
+  t.is((await store.select('', 'events', 'default', sel.terms))?.items.length, 4);
   const uid = await bothWays(store, 'fieldSelector=involvedObject.uid%3Duid-3', undefined, eventDef, 'events');
   t.deepEqual(names(uid.indexed.items), names(uid.scanned.items));
   t.is(uid.indexed.items.length, 4);
@@ -160,9 +160,47 @@ test('a value most objects hold, or no exact term, is left to the scan', async (
   const store = await Store.open(createMemoryBackend());
   for (let i = 0; i < 100; i++) await store.create(key('x', `p-${i}`), pod('x', `p-${i}`, 'node-1', 'Running', { app: i < 90 ? 'big' : 'small' }));
   const terms = (query: string) => listSelection(podDef, podKind.strategy!, new URLSearchParams(query)).terms;
-  t.is(store.select('', 'pods', undefined, terms('labelSelector=app%3Dbig')), undefined);
-  t.is(store.select('', 'pods', undefined, terms('labelSelector=app')), undefined);
-  t.is(store.select('', 'pods', undefined, terms('labelSelector=app!%3Dbig')), undefined);
-  t.is(store.select('', 'pods', undefined, terms('labelSelector=app%3Dsmall'))?.items.length, 10);
-  t.deepEqual(store.select('', 'nothing', undefined, terms('labelSelector=app%3Dsmall'))?.items, []);
+  t.is(await store.select('', 'pods', undefined, terms('labelSelector=app%3Dbig')), undefined);
+  t.is(await store.select('', 'pods', undefined, terms('labelSelector=app')), undefined);
+  t.is(await store.select('', 'pods', undefined, terms('labelSelector=app!%3Dbig')), undefined);
+  t.is((await store.select('', 'pods', undefined, terms('labelSelector=app%3Dsmall')))?.items.length, 10);
+  t.deepEqual((await store.select('', 'nothing', undefined, terms('labelSelector=app%3Dsmall')))?.items, []);
+});
+
+test('a first index over a large collection is built in turns, and the writes made meanwhile are in it', async (t) => {
+  const store = await Store.open(createMemoryBackend());
+  const COUNT = 25_000;
+  const label = (i: number) => ({ app: `app-${i % 500}` }); // 50 holders per value
+  for (let i = 0; i < COUNT; i++) await store.create(key('a', `p-${i}`), pod('a', `p-${i}`, 'node-1', 'Running', label(i)));
+  const q = new URLSearchParams('labelSelector=app%3Dapp-7');
+  const sel = listSelection(podDef, podKind.strategy!, q);
+  let turns = 0;
+  let ticking = true;
+  const writes: Promise<unknown>[] = [];
+  const tick = (): void => {
+    turns++;
+    // in the build's first pause: a new holder, a holder removed, one moved away and one moved in
+    if (turns === 1) {
+      writes.push(store.create(key('a', 'new-7'), pod('a', 'new-7', 'node-1', 'Running', { app: 'app-7' })));
+      writes.push(store.delete(key('a', 'p-7'), Number(store.get(key('a', 'p-7'))!.metadata.resourceVersion)));
+      writes.push(store.update(key('a', 'p-507'), pod('a', 'p-507', 'node-1', 'Running', { app: 'elsewhere' }), Number(store.get(key('a', 'p-507'))!.metadata.resourceVersion)));
+      writes.push(store.update(key('a', 'p-8'), pod('a', 'p-8', 'node-1', 'Running', { app: 'app-7' }), Number(store.get(key('a', 'p-8'))!.metadata.resourceVersion)));
+    }
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const selected = await store.select('', 'pods', 'a', sel.terms);
+  const turnsTaken = turns;
+  ticking = false;
+  await Promise.all(writes);
+  t.true(turnsTaken > 1, `the build ran in ${turnsTaken} turn(s)`);
+  const scanned = await listPage(store, '', 'pods', 'a', sel.matches, q);
+  t.deepEqual(names(selected!.items), names(scanned.items));
+  t.true(names(scanned.items).includes('a/new-7') && names(scanned.items).includes('a/p-8'));
+  t.false(names(scanned.items).includes('a/p-7') || names(scanned.items).includes('a/p-507'));
+  // and it is kept up to date from then on, like any index
+  await store.delete(key('a', 'p-1007'), Number(store.get(key('a', 'p-1007'))!.metadata.resourceVersion));
+  const after = await store.select('', 'pods', 'a', sel.terms);
+  t.deepEqual(names(after!.items), names((await listPage(store, '', 'pods', 'a', sel.matches, q)).items));
+  t.is(after!.items.length, 50 + 1 - 1 - 1 + 1 - 1);
 });
