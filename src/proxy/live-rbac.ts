@@ -1,24 +1,23 @@
 // RBAC policy read from a live API server (Portcullis or the reference): the four kinds are listed,
-// then watched; every change rebuilds the compiled policy after a short quiet period and swaps it in
-// with one assignment. A watch that ends or fails is re-listed after a pause; while the server is
-// away the last policy stays in force. The first load must succeed (no policy: no start).
+// then watched, and every change is compiled incrementally into the engine's data, as the server's
+// own RBAC does from its store (authz/rbac/live.ts): a binding's change is a few data patches, not a
+// recompile of the whole policy. A watch that ends or fails is re-listed after a pause, and the
+// difference from what was known becomes the changes; while the server is away the last policy
+// stays in force. The first load must succeed (no policy: no start).
 import { request } from 'undici';
 import type { ApiObject } from '../api/object.ts';
 import { isPlainObject } from '../api/object.ts';
 import type { UserInfo } from '../authn/types.ts';
-import { PolicyAuthorizer } from '../authz/policy-authorizer.ts';
-import { RbacAuthorizer } from '../authz/rbac/authorizer.ts';
-import { addObject, emptyObjects, RBAC_GROUP, RBAC_RESOURCES, RBAC_VERSION, type RbacKind } from '../authz/rbac/objects.ts';
+import { LiveRbac as LiveRbacState } from '../authz/rbac/live.ts';
+import type { RbacEventSource, RbacObjectEvent } from '../authz/rbac/source.ts';
+import { RBAC_GROUP, RBAC_RESOURCES, RBAC_VERSION, type RbacKind } from '../authz/rbac/objects.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
-import { PolicyEvaluator } from '../policy/evaluator.ts';
-import { toData } from '../policy/format.ts';
-import { compileRbac } from '../policy/rbac.ts';
 import { explainer, type LoadedPolicy } from './policy.ts';
 import { openRemote } from './remote.ts';
 
 export interface LiveRbac extends Authorizer {
   readonly current: LoadedPolicy;
-  /** Successful builds (the first included). */
+  /** Batches of changes applied since the start (each list counts one). */
   readonly generation: number;
   close(): Promise<void>;
 }
@@ -27,34 +26,27 @@ const KINDS = Object.keys(RBAC_RESOURCES) as RbacKind[];
 const MAX_LIST = 32 << 20;
 const MAX_LINE = 4 << 20;
 
-export async function liveRbac(kubeconfig: string, log: (m: string) => void, withExplain: boolean, quietMs = 100): Promise<LiveRbac> {
+export async function liveRbac(kubeconfig: string, log: (m: string) => void, withExplain: boolean): Promise<LiveRbac> {
   const { base, agent, auth } = openRemote(kubeconfig);
   const url = (kind: RbacKind, q = ''): string => `${base}/apis/${RBAC_GROUP}/${RBAC_VERSION}/${RBAC_RESOURCES[kind]}${q}`;
   const objects = new Map<RbacKind, Map<string, ApiObject>>(KINDS.map((k) => [k, new Map()]));
   const versions = new Map<RbacKind, string>();
   const abort = new AbortController();
-  let current: LoadedPolicy | undefined;
   let generation = 0;
-  let timer: NodeJS.Timeout | undefined;
+  let listener: ((events: readonly RbacObjectEvent[]) => void) | undefined;
   const keyOf = (o: ApiObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  const eventKey = (kind: RbacKind, o: ApiObject): RbacObjectEvent['key'] => ({ group: RBAC_GROUP, resource: RBAC_RESOURCES[kind], namespace: String(o.metadata.namespace ?? ''), name: String(o.metadata.name ?? '') });
+  const revision = (): string => `rbac:${KINDS.map((k) => versions.get(k) ?? '').join('.')}`;
+  let current: LoadedPolicy | undefined;
 
-  async function build(): Promise<void> {
-    const into = emptyObjects();
-    for (const k of KINDS) for (const o of objects.get(k)!.values()) addObject(into, k, o);
-    const policy = compileRbac(into);
-    const authorizer = new RbacAuthorizer(new PolicyAuthorizer('RBAC', await PolicyEvaluator.engine(toData(policy))));
-    // the revision: the servers' resource versions of the four lists as last seen
-    current = { authorizer, revision: `rbac:${KINDS.map((k) => versions.get(k) ?? '').join('.')}`, ...(withExplain ? { explain: explainer([policy]) } : {}) };
+  /** Hands changes to the compiled state (once it exists) and records the versions seen. */
+  function changed(events: RbacObjectEvent[]): void {
+    if (!events.length) return;
+    listener?.(events);
+    if (current) current.revision = revision();
     generation++;
   }
-
-  const rebuild = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      build().then(() => log('portcullis proxy: RBAC policy rebuilt from the API server'), (e: unknown) => log(`portcullis proxy: RBAC rebuild failed, keeping the last good policy: ${(e as Error).message}`));
-    }, quietMs);
-  };
-
+  /** Lists one kind; after the first load, what differs from the objects known becomes changes. */
   async function list(kind: RbacKind): Promise<void> {
     const res = await request(url(kind), { dispatcher: agent, headers: { accept: 'application/json', ...auth }, signal: abort.signal });
     const text = await res.body.text();
@@ -64,9 +56,17 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
     if (!isPlainObject(doc) || !Array.isArray(doc.items)) throw new Error(`listing ${RBAC_RESOURCES[kind]}: not a list`);
     const m = new Map<string, ApiObject>();
     for (const item of doc.items) if (isPlainObject(item) && isPlainObject(item.metadata)) m.set(keyOf(item as ApiObject), item as ApiObject);
+    const known = objects.get(kind)!;
     objects.set(kind, m);
     const meta = doc.metadata;
     versions.set(kind, isPlainObject(meta) && typeof meta.resourceVersion === 'string' ? meta.resourceVersion : '');
+    const events: RbacObjectEvent[] = [];
+    for (const [k, o] of m) {
+      const was = known.get(k);
+      if (!was || was.metadata.resourceVersion !== o.metadata.resourceVersion || o.metadata.resourceVersion === undefined) events.push({ type: was ? 'MODIFIED' : 'ADDED', key: eventKey(kind, o), object: o });
+    }
+    for (const [k, o] of known) if (!m.has(k)) events.push({ type: 'DELETED', key: eventKey(kind, o), object: o });
+    changed(events);
   }
 
   /** One watch from the last list's version, applying events until it ends. */
@@ -86,11 +86,11 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
         if (!isPlainObject(ev) || !isPlainObject(ev.object) || !isPlainObject(ev.object.metadata)) continue;
         const o = ev.object as ApiObject;
         if (ev.type === 'ERROR') throw new Error(`watching ${RBAC_RESOURCES[kind]}: ${String((ev.object as { message?: unknown }).message ?? 'error')}`);
+        if (ev.type !== 'DELETED' && ev.type !== 'ADDED' && ev.type !== 'MODIFIED') continue;
         if (typeof o.metadata.resourceVersion === 'string') versions.set(kind, o.metadata.resourceVersion);
         if (ev.type === 'DELETED') objects.get(kind)!.delete(keyOf(o));
-        else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') objects.get(kind)!.set(keyOf(o), o);
-        else continue;
-        rebuild();
+        else objects.get(kind)!.set(keyOf(o), o);
+        changed([{ type: ev.type, key: eventKey(kind, o), object: o }]);
       }
     }
   }
@@ -108,7 +108,6 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
       if (abort.signal.aborted) return;
       try {
         await list(kind);
-        rebuild();
       } catch (e) {
         if (!abort.signal.aborted) log(`portcullis proxy: RBAC list: ${(e as Error).message}`);
       }
@@ -116,7 +115,18 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
   }
 
   await Promise.all(KINDS.map(list));
-  await build();
+  // the objects listed, and every change from now on, as the compiled state's event source
+  const source: RbacEventSource = {
+    list: (_group, resource) => ({ items: [...(objects.get(KINDS.find((k) => RBAC_RESOURCES[k] === resource)!)?.values() ?? [])] }),
+    subscribe: (l) => {
+      listener = l;
+      return () => { listener = undefined; };
+    },
+  };
+  const state = await LiveRbacState.open(source);
+  const authorizer = state.authorizer!;
+  current = { authorizer, revision: revision(), ...(withExplain ? { explain: explainer([state.policy]) } : {}) };
+  generation++;
   const loops = KINDS.map(loop);
 
   return {
@@ -124,12 +134,12 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
     get current() { return current!; },
     get generation() { return generation; },
     authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> | Decision {
-      return current!.authorizer.authorize(user, attrs);
+      return authorizer.authorize(user, attrs);
     },
     async close() {
-      clearTimeout(timer);
       abort.abort();
-      await Promise.allSettled(loops);
+      await Promise.all(loops.map((l) => l.catch(() => undefined)));
+      state.close();
       await agent.close();
     },
   };

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import YAML from 'yaml';
@@ -9,7 +10,8 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { bearer, raw, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
 
 // RBAC from a live Portcullis server (--rbac-kubeconfig): roles and bindings are listed and watched;
-// creating or deleting a binding on the server changes the proxy's decisions without a restart.
+// creating or deleting a binding on the server changes the proxy's decisions without a restart, and
+// what changed while the server could not be reached is picked up by the re-list.
 
 let t0ok = 0;
 let server: TestServer, up: EchoServer, proxy: RunningProxy;
@@ -23,13 +25,7 @@ test.before(async () => {
     apiVersion: 'rbac.authorization.platform.io/v1alpha1', kind: 'ClusterRole', metadata: { name: 'app-reader' },
     rules: [{ verbs: ['get'], nonResourceURLs: ['/app/*'] }],
   });
-  const kubeconfig = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfig, YAML.stringify({
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
-    clusters: [{ name: 'c', cluster: { server: server.url } }],
-    users: [{ name: 'u', user: {} }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-  }));
+  const kubeconfig = kubeconfigFor(dir, server.url);
   up = await startEcho('A');
   proxy = await startProxy({
     config: proxyConfigFrom({ routes: [{ name: 'app', prefix: '/app', upstream: up.url }] }),
@@ -47,6 +43,42 @@ test.after.always(async () => {
   await up?.close();
   await server?.close();
 });
+
+function kubeconfigFor(dir: string, url: string): string {
+  const file = join(dir, 'kubeconfig');
+  writeFileSync(file, YAML.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+    clusters: [{ name: 'c', cluster: { server: url } }],
+    users: [{ name: 'u', user: {} }],
+    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+  }));
+  return file;
+}
+
+/** A TCP relay to `port` that can be cut (every connection dropped, new ones refused) and restored. */
+async function relay(port: number): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
+  let open = true;
+  const sockets = new Set<net.Socket>();
+  const srv = net.createServer((inbound) => {
+    if (!open) return void inbound.destroy();
+    const outbound = net.connect(port, '127.0.0.1');
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s)).on('error', () => {});
+    }
+    inbound.pipe(outbound).pipe(inbound);
+    inbound.on('close', () => outbound.destroy());
+    outbound.on('close', () => inbound.destroy());
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const cut = () => { open = false; for (const s of sockets) s.destroy(); };
+  return {
+    url: `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`,
+    cut,
+    restore: () => { open = true; },
+    close: () => { cut(); return new Promise((r) => srv.close(() => r())); },
+  };
+}
 
 async function until(status: number): Promise<number> {
   let last = 0;
@@ -78,4 +110,58 @@ test.serial('a binding created on the server allows; deleted, denies again', asy
 
   t.is((await server.req('DELETE', `${RBAC}/clusterrolebindings/alice-reads`)).status, 200);
   t.is(await until(403), 403);
+});
+
+test.serial('changes made while the server was out of reach come in with the re-list: added, changed and removed', async (t) => {
+  const dir = tempDir('proxy-live-rbac-relist');
+  const api = await startServer({ runtimeConfig: ['rbac.authorization.platform.io/v1alpha1=true'] });
+  const link = await relay(Number(new URL(api.url).port));
+  const binding = (name: string, role: string, user: string) => ({
+    apiVersion: 'rbac.authorization.platform.io/v1alpha1', kind: 'ClusterRoleBinding', metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', name: user }],
+  });
+  const role = (name: string, verbs: string[]) => ({ apiVersion: 'rbac.authorization.platform.io/v1alpha1', kind: 'ClusterRole', metadata: { name }, rules: [{ verbs, nonResourceURLs: ['/app/*'] }] });
+  t.is((await api.req('POST', `${RBAC}/clusterroles`, role('reader', ['get']))).status, 201);
+  t.is((await api.req('POST', `${RBAC}/clusterrolebindings`, binding('bob-reads', 'reader', 'bob'))).status, 201);
+  t.is((await api.req('POST', `${RBAC}/clusterrolebindings`, binding('carol-reads', 'reader', 'carol'))).status, 201);
+  const logs: string[] = [];
+  const p = await startProxy({
+    config: proxyConfigFrom({ routes: [{ name: 'app', prefix: '/app', upstream: up.url }] }),
+    insecureListenAddress: '127.0.0.1:0',
+    authentication: { tokenAuthFile: tokenFile(dir, { bob: [], carol: [], dave: [] }) },
+    policy: {},
+    rbacKubeconfig: kubeconfigFor(dir, link.url),
+    log: (m) => logs.push(m),
+  });
+  try {
+    const status = async (who: string, method = 'GET') => (await raw(p.insecureUrl!, method, '/app/x', bearer(who), method === 'GET' ? undefined : 'x')).status;
+    t.is(await status('bob'), 200);
+    t.is(await status('carol'), 200);
+    t.is(await status('dave'), 403);
+
+    link.cut();
+    // out of the proxy's sight: carol's binding removed, dave's added, the role now also allows POST
+    t.is((await api.req('DELETE', `${RBAC}/clusterrolebindings/carol-reads`)).status, 200);
+    t.is((await api.req('POST', `${RBAC}/clusterrolebindings`, binding('dave-reads', 'reader', 'dave'))).status, 201);
+    const cur = await api.req('GET', `${RBAC}/clusterroles/reader`);
+    t.is((await api.req('PUT', `${RBAC}/clusterroles/reader`, { ...role('reader', ['get', 'post']), metadata: { name: 'reader', resourceVersion: cur.json.metadata.resourceVersion } })).status, 200);
+    await sleep(1500);
+    // the last policy stays in force while the server is away
+    t.is(await status('carol'), 200);
+    t.is(await status('dave'), 403);
+    t.true(logs.some((m) => /RBAC (watch|list)/.test(m)), logs.join('\n'));
+
+    link.restore();
+    let settled = false;
+    for (let i = 0; i < 100 && !settled; i++) {
+      settled = (await status('carol')) === 403 && (await status('dave')) === 200 && (await status('bob', 'POST')) === 200;
+      if (!settled) await sleep(50);
+    }
+    t.true(settled, 'the re-list brought the removal, the addition and the role change');
+    t.is(await status('bob'), 200);
+  } finally {
+    await p.close();
+    await link.close();
+    await api.close();
+  }
 });
