@@ -4,6 +4,7 @@
 // recompile of the whole policy. A watch that ends or fails is re-listed after a pause, and the
 // difference from what was known becomes the changes; while the server is away the last policy
 // stays in force. The first load must succeed (no policy: no start).
+import { StringDecoder } from 'node:string_decoder';
 import { request } from 'undici';
 import type { ApiObject } from '../api/object.ts';
 import { isPlainObject } from '../api/object.ts';
@@ -23,6 +24,13 @@ export interface LiveRbac extends Authorizer {
 }
 
 const KINDS = Object.keys(RBAC_RESOURCES) as RbacKind[];
+
+/** An object whose name (and namespace, if any) are strings: the compiler keys bindings and roles by them. */
+function isNamed(o: unknown): o is ApiObject {
+  if (!isPlainObject(o) || !isPlainObject(o.metadata)) return false;
+  const { name, namespace } = o.metadata;
+  return typeof name === 'string' && name !== '' && (namespace === undefined || typeof namespace === 'string');
+}
 const MAX_LIST = 32 << 20;
 const MAX_LINE = 4 << 20;
 
@@ -35,7 +43,7 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
   let generation = 0;
   let listener: ((events: readonly RbacObjectEvent[]) => void) | undefined;
   const keyOf = (o: ApiObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-  const eventKey = (kind: RbacKind, o: ApiObject): RbacObjectEvent['key'] => ({ group: RBAC_GROUP, resource: RBAC_RESOURCES[kind], namespace: String(o.metadata.namespace ?? ''), name: String(o.metadata.name ?? '') });
+  const eventKey = (kind: RbacKind, o: ApiObject): RbacObjectEvent['key'] => ({ group: RBAC_GROUP, resource: RBAC_RESOURCES[kind], namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' });
   const revision = (): string => `rbac:${KINDS.map((k) => versions.get(k) ?? '').join('.')}`;
   let current: LoadedPolicy | undefined;
 
@@ -55,7 +63,7 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
     const doc: unknown = JSON.parse(text);
     if (!isPlainObject(doc) || !Array.isArray(doc.items)) throw new Error(`listing ${RBAC_RESOURCES[kind]}: not a list`);
     const m = new Map<string, ApiObject>();
-    for (const item of doc.items) if (isPlainObject(item) && isPlainObject(item.metadata)) m.set(keyOf(item as ApiObject), item as ApiObject);
+    for (const item of doc.items) if (isNamed(item)) m.set(keyOf(item), item);
     const known = objects.get(kind)!;
     objects.set(kind, m);
     const meta = doc.metadata;
@@ -74,8 +82,9 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
     const res = await request(url(kind, `?watch=true&resourceVersion=${encodeURIComponent(versions.get(kind) ?? '')}`), { dispatcher: agent, headers: { accept: 'application/json', ...auth }, signal: abort.signal, bodyTimeout: 0 });
     if (res.statusCode !== 200) { await res.body.dump(); throw new Error(`watching ${RBAC_RESOURCES[kind]}: HTTP ${res.statusCode}`); }
     let buf = '';
+    const utf8 = new StringDecoder('utf8'); // a character may be split between chunks
     for await (const chunk of res.body) {
-      buf += (chunk as Buffer).toString();
+      buf += utf8.write(chunk as Buffer);
       if (buf.length > MAX_LINE) throw new Error(`watching ${RBAC_RESOURCES[kind]}: oversized event`);
       let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
@@ -83,10 +92,10 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
         buf = buf.slice(nl + 1);
         if (!line) continue;
         const ev: unknown = JSON.parse(line);
-        if (!isPlainObject(ev) || !isPlainObject(ev.object) || !isPlainObject(ev.object.metadata)) continue;
-        const o = ev.object as ApiObject;
-        if (ev.type === 'ERROR') throw new Error(`watching ${RBAC_RESOURCES[kind]}: ${String((ev.object as { message?: unknown }).message ?? 'error')}`);
-        if (ev.type !== 'DELETED' && ev.type !== 'ADDED' && ev.type !== 'MODIFIED') continue;
+        if (!isPlainObject(ev)) continue;
+        if (ev.type === 'ERROR') throw new Error(`watching ${RBAC_RESOURCES[kind]}: ${String(isPlainObject(ev.object) && typeof ev.object.message === 'string' ? ev.object.message : 'error')}`);
+        if ((ev.type !== 'DELETED' && ev.type !== 'ADDED' && ev.type !== 'MODIFIED') || !isNamed(ev.object)) continue;
+        const o = ev.object;
         if (typeof o.metadata.resourceVersion === 'string') versions.set(kind, o.metadata.resourceVersion);
         if (ev.type === 'DELETED') objects.get(kind)!.delete(keyOf(o));
         else objects.get(kind)!.set(keyOf(o), o);

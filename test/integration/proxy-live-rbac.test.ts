@@ -112,6 +112,25 @@ test.serial('a binding created on the server allows; deleted, denies again', asy
   t.is(await until(403), 403);
 });
 
+test.serial('a watch event longer than a read, of multi-byte characters, arrives whole', async (t) => {
+  // 2-, 3- and 4-byte characters over 360 KB, several reads: two thirds of the byte offsets fall
+  // inside a character, so every read boundary missing them all is a chance of about 1 in 1,000
+  const name = `${'\u00e9\u20ac\u{1F600}'.repeat(40_000)}-end`;
+  const gen = proxy.liveRbac!.generation;
+  const created = await server.req('POST', `${RBAC}/clusterrolebindings`, {
+    apiVersion: 'rbac.authorization.platform.io/v1alpha1', kind: 'ClusterRoleBinding', metadata: { name: 'long-name' },
+    roleRef: { apiGroup: 'rbac.authorization.platform.io', kind: 'ClusterRole', name: 'app-reader' },
+    subjects: [{ kind: 'User', name }],
+  });
+  t.is(created.status, 201);
+  for (let i = 0; i < 100 && proxy.liveRbac!.generation === gen; i++) await sleep(20);
+  t.true(proxy.liveRbac!.generation > gen);
+  const explained = proxy.liveRbac!.current.explain!({ isResourceRequest: false, path: '/app/x', verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' });
+  t.true(explained.includes(name), 'the subject name came through intact');
+  t.false(explained.includes('\uFFFD'));
+  t.is((await server.req('DELETE', `${RBAC}/clusterrolebindings/long-name`)).status, 200);
+});
+
 test.serial('changes made while the server was out of reach come in with the re-list: added, changed and removed', async (t) => {
   const dir = tempDir('proxy-live-rbac-relist');
   const api = await startServer({ runtimeConfig: ['rbac.authorization.platform.io/v1alpha1=true'] });
