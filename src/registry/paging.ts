@@ -83,19 +83,18 @@ export async function listPage(
   const cont = query.get('continue');
   const token = cont ? decodeContinue(cont) : undefined;
   if (token && token.rv > store.revision) throw errors.badRequest('continue key is not valid: resourceVersion is in the future');
-  // an index serves the current state only; a page at a past revision is rebuilt from the scan
-  const indexed = terms.length && (!token || token.rv === store.revision) ? await store.select(group, resource, namespace, terms) : undefined;
+  // an index serves the current state only (the token's revision, if any: pages after a write scan)
+  let indexed = terms.length && (!token || token.rv === store.revision) ? await store.select(group, resource, namespace, terms) : undefined;
+  if (indexed && token && indexed.revision !== token.rv) indexed = undefined; // written to while the index was built
   if (!indexed) {
-    const scanned = await scanPage(store, group, resource, namespace, matches, limit, token, !query.get('labelSelector') && !query.get('fieldSelector'));
-    if (scanned) return scanned;
+    const countRest = !query.get('labelSelector') && !query.get('fieldSelector');
+    let scanned = await scanPage(store, group, resource, namespace, matches, limit, token, countRest);
+    // the view of the list's revision is gone: made again from the retained history, then read
+    if (!scanned && token && (await store.restoreView(group, resource, token.rv))) scanned = await scanPage(store, group, resource, namespace, matches, limit, token, countRest);
+    if (!scanned) throw errors.expired(EXPIRED);
+    return scanned;
   }
-  const now = indexed ?? store.list(group, resource, namespace);
-  let items = now.items;
-  let revision = now.revision;
-  if (token && token.rv !== now.revision) {
-    items = atRevision(store, group, resource, namespace, items, token.rv);
-    revision = token.rv;
-  }
+  const { items, revision } = indexed;
   const from = token ? lowerBound(items, token.start) : 0;
   const out: ApiObject[] = [];
   let i = from;
@@ -115,7 +114,7 @@ export async function listPage(
 /**
  * The page read straight from the store's tree, at the current revision or from the view the list's
  * first page kept (store.keepView): it costs the items it visits, not the collection. Undefined when
- * the token's revision is neither (the view has expired): the page is then rebuilt from the events.
+ * the token's revision is neither (the view has expired): listPage then makes it again (store.restoreView).
  */
 async function scanPage(store: Store, group: string, resource: string, namespace: string | undefined, matches: (o: ApiObject) => boolean, limit: number, token: Token | undefined, countRest: boolean): Promise<Page | undefined> {
   const revision = token ? token.rv : store.revision;
@@ -158,18 +157,3 @@ function lowerBound(items: readonly ApiObject[], key: string): number {
   return lo;
 }
 
-/** The collection as it was at `rv`: the current items with the retained events since then undone. */
-function atRevision(store: Store, group: string, resource: string, namespace: string | undefined, current: readonly ApiObject[], rv: number): ApiObject[] {
-  const events = store.log.since(rv);
-  if (!events) throw errors.expired(EXPIRED);
-  const byKey = new Map(current.map((o) => [keyOf(o), o] as const));
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i];
-    if (e.key.group !== group || e.key.resource !== resource) continue;
-    if (namespace !== undefined && e.key.namespace !== namespace) continue;
-    const k = `${e.key.namespace}/${e.key.name}`;
-    if (e.type === 'ADDED') byKey.delete(k);
-    else if (e.prev) byKey.set(k, e.prev);
-  }
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, o]) => o);
-}

@@ -202,6 +202,36 @@ export class Store {
       if (read.revision !== this.rev) return; // the live collection has moved on: nothing to keep
       tree = liveTree?.clone();
     }
+    this.remember(key, tree);
+  }
+
+  /**
+   * Makes again the view of a collection at a past revision whose kept view is gone: an O(1) clone of
+   * the collection with the retained events since undone (each O(log n) on the persistent tree,
+   * VISITS_PER_TURN events a turn), kept as `keepView` keeps one. False when the history no longer
+   * reaches back to `revision`.
+   */
+  async restoreView(group: string, resource: string, revision: number): Promise<boolean> {
+    const ck = collectionKey(group, resource);
+    // the clone and the events since `revision` are taken in one step: together they are the past
+    const events = this.log.since(revision);
+    if (!events) return false;
+    const tree = this.collections.get(ck)?.clone() ?? stringKeyTree<ApiObject>();
+    for (let i = events.length - 1; i >= 0; i--) {
+      const e = events[i]!;
+      if (e.key.group === group && e.key.resource === resource) {
+        const k = itemKey(e.key.namespace, e.key.name);
+        if (e.type === 'ADDED') tree.delete(k);
+        else if (e.prev) tree.set(k, e.prev);
+      }
+      if ((events.length - i) % VISITS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.remember(`${ck}@${revision}`, tree);
+    return true;
+  }
+
+  private remember(key: string, tree: BTree<string, ApiObject> | undefined): void {
+    const now = performance.now();
     for (const [k, v] of this.views) if (now - v.usedAt > VIEW_TTL_MS) this.views.delete(k);
     if (this.views.size >= MAX_VIEWS) {
       let oldest: string | undefined;
