@@ -18,8 +18,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 function nodesUpTo(v: unknown, limit: number): number {
   if (typeof v !== 'object' || v === null) return 1;
   let n = 1;
-  for (const child of Array.isArray(v) ? v : Object.values(v)) {
-    n += nodesUpTo(child, limit - n);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && n <= limit; i++) n += nodesUpTo(v[i], limit - n);
+    return n;
+  }
+  // for…in, not Object.values: a member object of 100,000 keys is not copied to be counted to 1,024
+  for (const k in v) {
+    n += 1 + nodesUpTo((v as Record<string, unknown>)[k], limit - n);
     if (n > limit) break;
   }
   return n;
