@@ -79,6 +79,12 @@ export class PolicyEvaluator {
     return PolicyEvaluator.load(await readEngine(), data, ENGINE_ENTRYPOINT);
   }
 
+  /** Our engine with compiled data, loaded a slice at a time between other work (see rebuiltInTurns). */
+  static async engineInTurns(data: unknown): Promise<PolicyEvaluator> {
+    const empty = await PolicyEvaluator.engine({});
+    return (await empty.rebuiltInTurns(data, [], empty)).next;
+  }
+
   get entrypoints(): Record<string, number> {
     return { ...this.host.entrypoints };
   }

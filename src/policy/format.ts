@@ -73,6 +73,21 @@ export function record<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
+/**
+ * A compiled policy that crossed a structured clone (a worker's message), whose records came back
+ * with Object.prototype: made null-prototype records again, in place.
+ */
+export function withRecordPrototypes(p: CompiledPolicy): CompiledPolicy {
+  Object.setPrototypeOf(p.scopes, null);
+  Object.setPrototypeOf(p.roles, null);
+  for (const k of Object.keys(p.scopes)) {
+    const idx = p.scopes[k];
+    Object.setPrototypeOf(idx.users, null);
+    Object.setPrototypeOf(idx.groups, null);
+  }
+  return p;
+}
+
 export function emptyScope(): ScopeIndex {
   return { users: record(), groups: record(), any: [] };
 }

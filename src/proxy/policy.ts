@@ -1,17 +1,18 @@
 // The proxy's local policy as loaded from its files: the authorizer, a revision (a digest of every
 // input file, or the OPA bundle's manifest revision) for the decision log, and — for RBAC and ABAC —
 // an explainer that names the grants that would allow a denied request (--explain-denials).
-import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { authorizerFromSources } from '../authz/offline.ts';
-import { compileAbacFiles } from '../authz/abac.ts';
-import { compileRbacFiles, subjectText, whoCan } from '../authz/rbac/offline.ts';
-import { MASTERS_GROUP } from '../authz/rbac/authorizer.ts';
+import { createOpaAuthorizer } from '../authz/opa.ts';
+import { PolicyAuthorizer } from '../authz/policy-authorizer.ts';
+import { subjectText, whoCan } from '../authz/rbac/offline.ts';
+import { MASTERS_GROUP, RbacAuthorizer } from '../authz/rbac/authorizer.ts';
 import { flatRequest } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
-import type { CompiledPolicy } from '../policy/format.ts';
+import { UnionAuthorizer } from '../authz/union.ts';
 import { readBundle } from '../policy/bundle.ts';
+import { PolicyEvaluator } from '../policy/evaluator.ts';
+import { toData, type CompiledPolicy } from '../policy/format.ts';
+import { readFile } from 'node:fs/promises';
+import { compileOffThread, type PolicySources } from './policy-compile.ts';
 
 export interface LoadedPolicy {
   authorizer: Authorizer;
@@ -19,15 +20,6 @@ export interface LoadedPolicy {
   revision: string;
   /** The grants that would allow these attributes, in words (absent: this policy cannot say). */
   explain?(attrs: AuthzAttributes): string;
-}
-
-/** The files of a source: a file, or a directory's regular files (sorted; one level, as --rbac reads). */
-async function filesOf(p: string): Promise<string[]> {
-  if (!(await stat(p)).isDirectory()) return [p];
-  const names = (await readdir(p)).sort();
-  const out: string[] = [];
-  for (const n of names) if ((await stat(join(p, n))).isFile()) out.push(join(p, n));
-  return out;
 }
 
 const MAX_GRANTS = 8;
@@ -42,22 +34,27 @@ export function explainer(policies: CompiledPolicy[]): (attrs: AuthzAttributes) 
   };
 }
 
-export async function loadPolicy(sources: Record<string, string[] | undefined>, entrypoint: string | undefined, withExplain: boolean): Promise<LoadedPolicy> {
-  const authorizer = await authorizerFromSources(sources, entrypoint);
-  const hash = createHash('sha256');
-  for (const [flag, values] of Object.entries(sources).sort(([a], [b]) => a.localeCompare(b))) {
-    for (const v of values ?? []) for (const f of await filesOf(v)) hash.update(`${flag}\0${f}\0`).update(await readFile(f));
-  }
-  let revision = `sha256:${hash.digest('hex').slice(0, 12)}`;
-  const bundle = sources.bundle?.[0];
-  if (bundle) {
-    const r = (await readBundle(await readFile(bundle))).manifest.revision;
+/**
+ * Loads the proxy's policy sources: ABAC files, an OPA bundle, RBAC files (a union, in that order, as
+ * `portcullis can-i` builds them). The files are read and compiled on a worker thread and the engine
+ * is loaded in slices, so a reload does not hold the requests being served.
+ */
+export async function loadPolicy(sources: PolicySources, entrypoint: string | undefined, withExplain: boolean): Promise<LoadedPolicy> {
+  const compiled = await compileOffThread(sources);
+  const authorizers: Authorizer[] = [];
+  if (compiled.abac) authorizers.push(new PolicyAuthorizer('ABAC', await PolicyEvaluator.engineInTurns(toData(compiled.abac))));
+  let revision = compiled.digest;
+  const bundles = sources.bundle ?? [];
+  if (bundles.length > 1) throw new Error('--bundle may be given once');
+  if (bundles.length) {
+    authorizers.push(await createOpaAuthorizer(bundles[0], entrypoint));
+    const r = (await readBundle(await readFile(bundles[0]))).manifest.revision;
     if (typeof r === 'string' && r) revision = r;
   }
-  if (!withExplain || sources.bundle?.length) return { authorizer, revision };
-  const policies = [
-    ...(sources.rbac?.length ? [await compileRbacFiles(sources.rbac)] : []),
-    ...(sources['policy-file']?.length ? [await compileAbacFiles(sources['policy-file'])] : []),
-  ];
+  if (compiled.rbac) authorizers.push(new RbacAuthorizer(new PolicyAuthorizer('RBAC', await PolicyEvaluator.engineInTurns(toData(compiled.rbac)))));
+  if (!authorizers.length) throw new Error('no policy given: use --policy-file or --bundle or --rbac');
+  const authorizer = authorizers.length === 1 ? authorizers[0] : new UnionAuthorizer(authorizers);
+  if (!withExplain || bundles.length) return { authorizer, revision };
+  const policies = [compiled.rbac, compiled.abac].filter((p): p is CompiledPolicy => p !== undefined);
   return { authorizer, revision, explain: explainer(policies) };
 }
