@@ -89,19 +89,19 @@ export class PolicyAuthorizer implements Authorizer {
   /**
    * The evaluator the last rebuild replaced, whose memory the next one reuses while rebuilds come
    * often: a fresh instance per rebuild reserves new address space each time, and once enough dead
-   * ones pile up V8 collects the whole heap at once to release them (60-120 ms with a 100 MB heap). Kept for
-   * SPARE_KEPT_MS after use, then let go so a quiet server holds one instance.
+   * ones pile up V8 collects the whole heap at once to release them (60-120 ms with a 100 MB heap).
+   * Kept for SPARE_KEPT_MS after use, then let go so a quiet server holds one instance.
    */
   private spare: PolicyEvaluator | undefined;
   private spareTimer: NodeJS.Timeout | undefined;
-  /** The rebuild under way: the evaluator it replaces and the patches applied since it began. */
-  private rebuild: { from: PolicyEvaluator; replay: DataPatch[] } | undefined;
+  /** The rebuild under way: the patches applied since it began, to replay onto the new instance. */
+  private rebuild: { replay: DataPatch[] } | undefined;
   /** Settles once the rebuild under way has been swapped in or given up (tests, benchmarks). */
   rebuilding: Promise<void> | undefined;
 
   private startRebuild(whole: () => unknown): void {
     const from = this.ev;
-    const job = { from, replay: [] as DataPatch[] };
+    const job = { replay: [] as DataPatch[] };
     this.rebuild = job;
     const spare = this.spare;
     this.keepSpare(undefined);
@@ -114,7 +114,7 @@ export class PolicyAuthorizer implements Authorizer {
         this.keepSpare(from);
       })
       .catch(() => {
-        // could not load a second instance: compact the live one in place, as in one step
+        // the rebuild failed (no second instance, a replay refused): compact the live one in place
         if (this.rebuild !== job || this.ev !== from) return;
         from.setData(whole());
         this.cache?.invalidate();

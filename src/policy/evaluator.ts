@@ -156,7 +156,8 @@ export class PolicyEvaluator {
    * bindings takes the loop for hundreds of milliseconds). `data` is read as the load goes; the
    * caller appends every change it makes to the live document meanwhile to `changes`, which are
    * replayed onto the new instance in turns too. It returns how many were replayed: the caller
-   * replays the rest (at most a slice or two) and swaps in the same synchronous step.
+   * replays the rest (at most a slice or two) and swaps in the same synchronous step. `reuse`: an
+   * instance of the same module to load into (its data is replaced) instead of a new one.
    */
   async rebuiltInTurns(data: unknown, changes: readonly DataPatch[], reuse?: PolicyEvaluator): Promise<{ next: PolicyEvaluator; replayed: number }> {
     const next = reuse ?? new PolicyEvaluator(await this.host.sibling(), this.entrypointName);

@@ -24,6 +24,8 @@ export interface LiveRbac extends Authorizer {
 }
 
 const KINDS = Object.keys(RBAC_RESOURCES) as RbacKind[];
+const MAX_LIST = 32 << 20;
+const MAX_LINE = 4 << 20;
 
 /** An object whose name (and namespace, if any) are strings: the compiler keys bindings and roles by them. */
 function isNamed(o: unknown): o is ApiObject {
@@ -31,8 +33,6 @@ function isNamed(o: unknown): o is ApiObject {
   const { name, namespace } = o.metadata;
   return typeof name === 'string' && name !== '' && (namespace === undefined || typeof namespace === 'string');
 }
-const MAX_LIST = 32 << 20;
-const MAX_LINE = 4 << 20;
 
 export async function liveRbac(kubeconfig: string, log: (m: string) => void, withExplain: boolean): Promise<LiveRbac> {
   const { base, agent, auth } = openRemote(kubeconfig);
@@ -47,13 +47,14 @@ export async function liveRbac(kubeconfig: string, log: (m: string) => void, wit
   const revision = (): string => `rbac:${KINDS.map((k) => versions.get(k) ?? '').join('.')}`;
   let current: LoadedPolicy | undefined;
 
-  /** Hands changes to the compiled state (once it exists) and records the versions seen. */
+  /** Hands changes to the compiled state (once it exists); the decision log's revision follows. */
   function changed(events: RbacObjectEvent[]): void {
     if (!events.length) return;
     listener?.(events);
     if (current) current.revision = revision();
     generation++;
   }
+
   /** Lists one kind; after the first load, what differs from the objects known becomes changes. */
   async function list(kind: RbacKind): Promise<void> {
     const res = await request(url(kind), { dispatcher: agent, headers: { accept: 'application/json', ...auth }, signal: abort.signal });

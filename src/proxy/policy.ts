@@ -1,6 +1,7 @@
 // The proxy's local policy as loaded from its files: the authorizer, a revision (a digest of every
 // input file, or the OPA bundle's manifest revision) for the decision log, and — for RBAC and ABAC —
 // an explainer that names the grants that would allow a denied request (--explain-denials).
+import { readFile } from 'node:fs/promises';
 import { createOpaAuthorizer } from '../authz/opa.ts';
 import { PolicyAuthorizer } from '../authz/policy-authorizer.ts';
 import { subjectText, whoCan } from '../authz/rbac/offline.ts';
@@ -11,7 +12,6 @@ import { UnionAuthorizer } from '../authz/union.ts';
 import { readBundle } from '../policy/bundle.ts';
 import { PolicyEvaluator } from '../policy/evaluator.ts';
 import { toData, type CompiledPolicy } from '../policy/format.ts';
-import { readFile } from 'node:fs/promises';
 import { compileOffThread, type PolicySources } from './policy-compile.ts';
 
 export interface LoadedPolicy {

@@ -43,11 +43,6 @@ function itemKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
-/**
- * The in-memory state every read is served from. Each collection is a persistent B+ tree, so a write
- * costs O(log n) and a list snapshot is an O(1) clone. State changes only by applying the ordered events
- * the backend emits: one write path for every backend.
- */
 /** A label or field index of one collection; `pending` while it is being built. */
 interface IndexEntry {
   readonly index: ValueIndex;
@@ -56,6 +51,11 @@ interface IndexEntry {
   built: Promise<void> | undefined;
 }
 
+/**
+ * The in-memory state every read is served from. Each collection is a persistent B+ tree, so a write
+ * costs O(log n) and a list snapshot is an O(1) clone. State changes only by applying the ordered events
+ * the backend emits: one write path for every backend.
+ */
 export class Store {
   private readonly collections = new Map<string, BTree<string, ApiObject>>();
   /** collection key → index name → label/field index, made on first use (see select). */
@@ -313,6 +313,7 @@ export class Store {
     }
     entry.pending = undefined;
   }
+
   /** The object becomes the store's: it is frozen in place (backends then need not copy it). */
   async create(key: ObjectKey, object: ApiObject): Promise<ApiObject> {
     return (await this.backend.commit({ op: 'create', key, object: freeze(object, true) })).object;
