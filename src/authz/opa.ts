@@ -6,11 +6,18 @@ import { bundleModule, readBundle } from '../policy/bundle.ts';
 import { PolicyEvaluator } from '../policy/evaluator.ts';
 import { PolicyAuthorizer, type PolicyAuthorizerOptions } from './policy-authorizer.ts';
 
-export async function loadBundleEvaluator(bundleFile: string, entrypoint?: string): Promise<PolicyEvaluator> {
+/** A bundle file read and unpacked (its module for the entrypoint, its data, its manifest's revision). */
+export async function readBundleFile(bundleFile: string, entrypoint?: string): Promise<{ wasm: Uint8Array; data: unknown; revision?: string }> {
   let bytes: Uint8Array;
   try { bytes = await readFile(bundleFile); } catch (e) { throw new Error(`cannot read OPA bundle ${bundleFile}: ${(e as Error).message}`); }
   const b = await readBundle(bytes);
-  return PolicyEvaluator.load(bundleModule(b, entrypoint), b.data, entrypoint);
+  const r = b.manifest.revision;
+  return { wasm: bundleModule(b, entrypoint), data: b.data, ...(typeof r === 'string' && r ? { revision: r } : {}) };
+}
+
+export async function loadBundleEvaluator(bundleFile: string, entrypoint?: string): Promise<PolicyEvaluator> {
+  const b = await readBundleFile(bundleFile, entrypoint);
+  return PolicyEvaluator.load(b.wasm, b.data, entrypoint);
 }
 
 export async function createOpaAuthorizer(bundleFile: string, entrypoint?: string, opts: PolicyAuthorizerOptions = {}): Promise<PolicyAuthorizer> {

@@ -1,15 +1,13 @@
 // The proxy's local policy as loaded from its files: the authorizer, a revision (a digest of every
 // input file, or the OPA bundle's manifest revision) for the decision log, and — for RBAC and ABAC —
 // an explainer that names the grants that would allow a denied request (--explain-denials).
-import { readFile } from 'node:fs/promises';
-import { createOpaAuthorizer } from '../authz/opa.ts';
+import { readBundleFile } from '../authz/opa.ts';
 import { PolicyAuthorizer } from '../authz/policy-authorizer.ts';
 import { subjectText, whoCan } from '../authz/rbac/offline.ts';
 import { MASTERS_GROUP, RbacAuthorizer } from '../authz/rbac/authorizer.ts';
 import { flatRequest } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes } from '../authz/types.ts';
 import { UnionAuthorizer } from '../authz/union.ts';
-import { readBundle } from '../policy/bundle.ts';
 import { PolicyEvaluator } from '../policy/evaluator.ts';
 import { toData, type CompiledPolicy } from '../policy/format.ts';
 import { compileOffThread, type PolicySources } from './policy-compile.ts';
@@ -43,18 +41,15 @@ export async function loadPolicy(sources: PolicySources, entrypoint: string | un
   const compiled = await compileOffThread(sources);
   const authorizers: Authorizer[] = [];
   if (compiled.abac) authorizers.push(new PolicyAuthorizer('ABAC', await PolicyEvaluator.engineInTurns(toData(compiled.abac))));
-  let revision = compiled.digest;
   const bundles = sources.bundle ?? [];
   if (bundles.length > 1) throw new Error('--bundle may be given once');
-  if (bundles.length) {
-    authorizers.push(await createOpaAuthorizer(bundles[0], entrypoint));
-    const r = (await readBundle(await readFile(bundles[0]))).manifest.revision;
-    if (typeof r === 'string' && r) revision = r;
-  }
+  const bundle = bundles.length ? await readBundleFile(bundles[0], entrypoint) : undefined;
+  if (bundle) authorizers.push(new PolicyAuthorizer('OPA', await PolicyEvaluator.load(bundle.wasm, bundle.data, entrypoint), { readsExtra: true }));
   if (compiled.rbac) authorizers.push(new RbacAuthorizer(new PolicyAuthorizer('RBAC', await PolicyEvaluator.engineInTurns(toData(compiled.rbac)))));
   if (!authorizers.length) throw new Error('no policy given: use --policy-file or --bundle or --rbac');
   const authorizer = authorizers.length === 1 ? authorizers[0] : new UnionAuthorizer(authorizers);
-  if (!withExplain || bundles.length) return { authorizer, revision };
+  const revision = bundle?.revision ?? compiled.digest;
+  if (!withExplain || bundle) return { authorizer, revision };
   const policies = [compiled.rbac, compiled.abac].filter((p): p is CompiledPolicy => p !== undefined);
   return { authorizer, revision, explain: explainer(policies) };
 }

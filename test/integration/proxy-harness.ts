@@ -130,3 +130,9 @@ export function spawnProxy(flags: string[]): ProxyProcess {
   url.catch(() => {}); // a caller that expects the exit need not wait for the URL
   return { child, url, lines, exited };
 }
+
+/** A reload of a bad policy is refused: the last good policy stays and the log says why. */
+export async function refusesBadReload(t: { false(v: boolean): void; true(v: boolean, m?: string): void }, reload: () => Promise<boolean>, logs: readonly string[]): Promise<void> {
+  t.false(await reload());
+  t.true(logs.some((l) => /reload failed, keeping the last good policy: .+/.test(l)), logs.join('\n'));
+}
