@@ -20,7 +20,11 @@ export async function loadBundleEvaluator(bundleFile: string, entrypoint?: strin
   return PolicyEvaluator.load(b.wasm, b.data, entrypoint);
 }
 
+/** The authorizer of a bundle already read (readBundleFile): the policy may read the review's extra. */
+export async function opaAuthorizerOf(b: { wasm: Uint8Array; data: unknown }, entrypoint?: string, opts: PolicyAuthorizerOptions = {}): Promise<PolicyAuthorizer> {
+  return new PolicyAuthorizer('OPA', await PolicyEvaluator.load(b.wasm, b.data, entrypoint), { readsExtra: true, ...opts });
+}
+
 export async function createOpaAuthorizer(bundleFile: string, entrypoint?: string, opts: PolicyAuthorizerOptions = {}): Promise<PolicyAuthorizer> {
-  const ev = await loadBundleEvaluator(bundleFile, entrypoint);
-  return new PolicyAuthorizer('OPA', ev, { readsExtra: true, ...opts });
+  return opaAuthorizerOf(await readBundleFile(bundleFile, entrypoint), entrypoint, opts);
 }

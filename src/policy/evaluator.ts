@@ -8,6 +8,7 @@
 // (or takes the full document when the module cannot patch). Replaced values stay behind in the
 // module's heap; once they outweigh the live data, rebuiltInTurns() loads the document into a fresh
 // instance a slice at a time, between other requests, for the owner to swap in.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,7 +166,7 @@ export class PolicyEvaluator {
     let since = performance.now();
     const pause = async (): Promise<void> => {
       if (performance.now() - since < SLICE_BUDGET_MS) return;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       since = performance.now();
     };
     let batch: DataPatch[] = [];

@@ -1,7 +1,7 @@
 // The proxy's local policy as loaded from its files: the authorizer, a revision (a digest of every
 // input file, or the OPA bundle's manifest revision) for the decision log, and — for RBAC and ABAC —
 // an explainer that names the grants that would allow a denied request (--explain-denials).
-import { readBundleFile } from '../authz/opa.ts';
+import { opaAuthorizerOf, readBundleFile } from '../authz/opa.ts';
 import { PolicyAuthorizer } from '../authz/policy-authorizer.ts';
 import { subjectText, whoCan } from '../authz/rbac/offline.ts';
 import { MASTERS_GROUP, RbacAuthorizer } from '../authz/rbac/authorizer.ts';
@@ -44,7 +44,7 @@ export async function loadPolicy(sources: PolicySources, entrypoint: string | un
   const bundles = sources.bundle ?? [];
   if (bundles.length > 1) throw new Error('--bundle may be given once');
   const bundle = bundles.length ? await readBundleFile(bundles[0], entrypoint) : undefined;
-  if (bundle) authorizers.push(new PolicyAuthorizer('OPA', await PolicyEvaluator.load(bundle.wasm, bundle.data, entrypoint), { readsExtra: true }));
+  if (bundle) authorizers.push(await opaAuthorizerOf(bundle, entrypoint));
   if (compiled.rbac) authorizers.push(new RbacAuthorizer(new PolicyAuthorizer('RBAC', await PolicyEvaluator.engineInTurns(toData(compiled.rbac)))));
   if (!authorizers.length) throw new Error('no policy given: use --policy-file or --bundle or --rbac');
   const authorizer = authorizers.length === 1 ? authorizers[0] : new UnionAuthorizer(authorizers);

@@ -3,6 +3,7 @@
 // for the next turn of the loop (other requests are served in between), and while the client is not
 // reading (the write says the buffer is full) nothing more is encoded until it drains. A client that
 // goes away ends the encoding; a step that fails cuts the connection, since the head is already out.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ServerResponse } from 'node:http';
 
 type Response = ServerResponse;
@@ -22,8 +23,6 @@ function drained(res: Response): Promise<void> {
     res.on('close', done);
   });
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function gone(res: Response): boolean {
   return res.destroyed || res.writableEnded;

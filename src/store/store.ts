@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { freeze } from 'immer';
 import type { ApiObject } from '../api/object.ts';
 import { stringKeyTree, type BTree } from './btree.ts';
@@ -178,7 +179,7 @@ export class Store {
         }
       }
       if (!paused) return { revision, tree };
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 
@@ -224,7 +225,7 @@ export class Store {
         if (e.type === 'ADDED') tree.delete(k);
         else if (e.prev) tree.set(k, e.prev);
       }
-      if ((events.length - i) % VISITS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+      if ((events.length - i) % VISITS_PER_TURN === 0) await nextTurn();
     }
     this.remember(`${ck}@${revision}`, tree);
     return true;
@@ -301,7 +302,7 @@ export class Store {
       let visits = 0;
       for (const [k, v] of snapshot.entries()) {
         index.add(k, v);
-        if (++visits % VISITS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (++visits % VISITS_PER_TURN === 0) await nextTurn();
       }
       const live = this.collections.get(ck);
       for (const k of pending) {
