@@ -60,6 +60,18 @@ test.serial('get namespaces by plural, kind and short name', async (t) => {
   }
 });
 
+// kinds served by the spec's extensions group and an ecosystem group: the short name reaches the
+// ecosystem group's resource, with no "could also match lower priority resource" warning
+test.serial('short names of kinds served by two groups resolve once, without a warning', async (t) => {
+  for (const [short, resource] of [['deploy', 'deployments.apps'], ['rs', 'replicasets.apps'], ['ds', 'daemonsets.apps'], ['hpa', 'horizontalpodautoscalers.autoscaling'], ['ing', 'ingresses.networking.k8s.io'], ['netpol', 'networkpolicies.networking.k8s.io']]) {
+    const r = await k.run(['get', short, '-A', '-v=6']);
+    t.is(r.code, 0, r.stderr);
+    t.false(r.stderr.includes('could also match'), `${short}: ${r.stderr}`);
+    const [plural, ...group] = resource.split('.');
+    t.regex(r.stderr, new RegExp(`GET https?://\\S+/apis/${group.join('\\.')}/v1/${plural}\\?`), short);
+  }
+});
+
 test.serial('create -f with validation, get -o yaml and delete: ConfigMap, Pod, extensions Deployment', async (t) => {
   for (const [file, content, kind, name] of [
     ['cm.yaml', configMap, 'configmap', 'demo'],

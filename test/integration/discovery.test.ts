@@ -58,6 +58,24 @@ test('every group-version root is an APIResourceList with verbs, short names and
   t.deepEqual(pods.verbs, ['get', 'patch', 'update']);
 });
 
+// kubectl (1.28 on) warns on every use of a short name that two groups' resources offer ("could also
+// match lower priority resource"); a kind served by the spec's group and an ecosystem group offers its
+// short name in the ecosystem group only, the one kubectl resolves it to
+test('each short name in discovery names one group and resource; the ecosystem groups keep theirs', async (t) => {
+  const owners = new Map<string, Set<string>>();
+  for (const gv of groupVersions) {
+    const path = gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`;
+    const r = await all.req('GET', path);
+    for (const row of r.json.resources as { name: string; shortNames?: string[] }[]) {
+      for (const s of row.shortNames ?? []) owners.set(s, (owners.get(s) ?? new Set()).add(`${row.name}.${gv.group}`));
+    }
+  }
+  t.true(owners.size >= 20, `only ${owners.size} short names were found`);
+  for (const [short, names] of owners) t.is(names.size, 1, `${short} is offered by ${[...names].join(', ')}`);
+  const expected = { deploy: 'deployments.apps', rs: 'replicasets.apps', ds: 'daemonsets.apps', hpa: 'horizontalpodautoscalers.autoscaling', ing: 'ingresses.networking.k8s.io', netpol: 'networkpolicies.networking.k8s.io', po: 'pods.', crd: 'customresourcedefinitions.apiextensions.k8s.io' };
+  for (const [short, name] of Object.entries(expected)) t.deepEqual([...(owners.get(short) ?? [])], [name], short);
+});
+
 test('/apis/<group>, /version, /healthz and OpenAPI', async (t) => {
   const g = await all.req('GET', '/apis/extensions');
   t.is(g.json.kind, 'APIGroup');

@@ -13,7 +13,7 @@ export const horizontalPodAutoscalerKind = defineKind({
   storageGroup: 'autoscaling',
   served: [
     { groupVersion: 'autoscaling/v1', short: ['hpa'], subresources: ['status'] },
-    { groupVersion: 'extensions/v1beta1', short: ['hpa'], subresources: ['status'] },
+    { groupVersion: 'extensions/v1beta1', subresources: ['status'] },
   ],
   strategy: {
     nameRule: 'dns1123-subdomain',

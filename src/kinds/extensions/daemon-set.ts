@@ -12,7 +12,7 @@ export const daemonSetKind = defineKind({
   categories: ['all'],
   schema: daemonSetSchema,
   served: [
-    { groupVersion: 'extensions/v1beta1', short: ['ds'], subresources: ['status'] },
+    { groupVersion: 'extensions/v1beta1', subresources: ['status'] },
     { groupVersion: 'apps/v1', short: ['ds'], subresources: ['status'], convert: daemonSetAppsV1 },
   ],
   strategy: {

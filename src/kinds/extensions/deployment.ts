@@ -16,7 +16,7 @@ export const deploymentKind = defineKind({
   served: [
     {
       groupVersion: 'extensions/v1beta1',
-      short: ['deploy'],
+      // no short name: one in two groups makes kubectl warn on each use (docs/compat.md, Discovery)
       subresources: [
         'status',
         { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'extensions/v1beta1', handler: scaleHandler },

@@ -10,7 +10,7 @@ export const ingressKind = defineKind({
   columns: ingressColumns,
   schema: ingressSchema,
   served: [
-    { groupVersion: 'extensions/v1beta1', plural: 'ingresses', short: ['ing'], subresources: ['status'] },
+    { groupVersion: 'extensions/v1beta1', plural: 'ingresses', subresources: ['status'] },
     { groupVersion: 'networking.k8s.io/v1', plural: 'ingresses', short: ['ing'], subresources: ['status'], convert: ingressNetworkingV1 },
   ],
   strategy: { nameRule: 'dns1123-subdomain', prepareForCreate: resetStatus(() => ({ loadBalancer: {} })), validate: validateIngress, fieldLabelMessage: 'long' },

@@ -9,7 +9,7 @@ export const networkPolicyKind = defineKind({
   columns: networkPolicyColumns,
   schema: networkPolicySchema,
   served: [
-    { groupVersion: 'extensions/v1beta1', plural: 'networkpolicies', short: ['netpol'] },
+    { groupVersion: 'extensions/v1beta1', plural: 'networkpolicies' },
     { groupVersion: 'networking.k8s.io/v1', plural: 'networkpolicies', short: ['netpol'], convert: networkPolicyNetworkingV1 },
   ],
   strategy: { nameRule: 'dns1123-subdomain', defaults: defaultNetworkPolicy, validate: validateNetworkPolicy },

@@ -15,7 +15,7 @@ export const replicaSetKind = defineKind({
   served: [
     {
       groupVersion: 'extensions/v1beta1',
-      short: ['rs'],
+      // no short name: one in two groups makes kubectl warn on each use (docs/compat.md, Discovery)
       subresources: ['status', { name: 'scale', kind: 'Scale', verbs: STATUS_VERBS, kindGroupVersion: 'extensions/v1beta1', handler: scaleHandler }],
     },
     {
