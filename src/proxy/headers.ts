@@ -34,11 +34,21 @@ export interface IdentityStrip {
   prefixes: string[];
 }
 
+/**
+ * A header name as CGI-style upstreams read it: WSGI (PEP 3333), PHP, Rack and net/http/cgi turn `-`
+ * into `_`, so `X_Remote_User` and `X-Remote-User` are one variable there (gunicorn joins the two
+ * values with a comma). Names are compared in this form wherever a caller's header must not speak
+ * for the proxy (CVE-2025-64484 in oauth2-proxy was this). Lower case in, lower case out.
+ */
+export function cgiName(lower: string): string {
+  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
+}
+
 /** Every identity header name a caller might use to speak for someone: ours, the defaults, impersonation. */
 export function identityStrip(names: IdentityHeaderNames): IdentityStrip {
   return {
-    exact: new Set([names.user, names.group, 'x-remote-user', 'x-remote-group', 'impersonate-user', 'impersonate-group', 'impersonate-uid'].map((s) => s.toLowerCase())),
-    prefixes: [names.extraPrefix.toLowerCase(), 'x-remote-extra-', 'impersonate-extra-'],
+    exact: new Set([names.user, names.group, 'x-remote-user', 'x-remote-group', 'impersonate-user', 'impersonate-group', 'impersonate-uid'].map((s) => cgiName(s.toLowerCase()))),
+    prefixes: [names.extraPrefix, 'x-remote-extra-', 'impersonate-extra-'].map((s) => cgiName(s.toLowerCase())),
   };
 }
 
@@ -50,7 +60,7 @@ function stripped(strip: IdentityStrip, name: string): boolean {
 
 /**
  * The headers to send upstream, as name, value pairs (no object per request): the inbound ones minus
- * hop-by-hop, credentials and identity headers.
+ * hop-by-hop, credentials, and identity and forwarding headers in either spelling (`-` or `_`).
  */
 export function upstreamPairs(inbound: IncomingHttpHeaders, strip: IdentityStrip, stripCredentials: boolean): string[] {
   const conn = connectionTokens(inbound);
@@ -59,9 +69,10 @@ export function upstreamPairs(inbound: IncomingHttpHeaders, strip: IdentityStrip
   for (const l in inbound) {
     const v = inbound[l];
     if (v === undefined) continue;
-    if (HOP_BY_HOP.has(l) || conn.has(l) || PROXY_SET.has(l)) continue;
-    if (stripCredentials && l === 'authorization') continue;
-    if (stripped(strip, l)) continue;
+    const cgi = cgiName(l);
+    if (HOP_BY_HOP.has(l) || conn.has(l) || PROXY_SET.has(cgi)) continue;
+    if (stripCredentials && cgi === 'authorization') continue;
+    if (stripped(strip, cgi)) continue;
     if (typeof v === 'string') out.push(l, v);
     else for (const one of v) out.push(l, one);
   }

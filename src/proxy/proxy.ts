@@ -184,7 +184,7 @@ export function createAuthProxy(deps: ProxyDeps): AuthProxy {
         return unauthenticated(rec, e);
       }
       const admitted: Admitted = { route, upstream, target };
-      const input = { method: req.method, path: t.path, rest, query: t.query, headers: req.headers };
+      const input: CheckInput = { method: req.method, path: t.path, rest, query: t.query, request: req };
       if (user instanceof Promise) return user.then((u) => authorized(admitted, u, input, rec), (e: unknown) => unauthenticated(rec, e));
       return authorized(admitted, user, input, rec);
     }

@@ -3,6 +3,7 @@
 import type { AuthzAttributes } from '../authz/types.ts';
 import type { CheckSpec, RouteSpec, ValueSource } from '../config/proxy.ts';
 import { errors, type StatusError } from '../request/errors.ts';
+import { cgiName } from './headers.ts';
 
 export interface RouteMatcher {
   spec: RouteSpec;
@@ -58,7 +59,8 @@ export interface CheckInput {
   rest: string;
   /** The raw query (without `?`), parsed only when a check reads it. */
   query: string;
-  headers: Record<string, string | string[] | undefined>;
+  /** The request; its header lines are gathered only when a check takes a value from one. */
+  request: { readonly headersDistinct: Record<string, string[]> };
 }
 
 function valueOf(src: ValueSource, at: CheckInput, field: string): string | StatusError {
@@ -69,9 +71,17 @@ function valueOf(src: ValueSource, at: CheckInput, field: string): string | Stat
     if (all.length > 1) return errors.badRequest(`query parameter ${src.query} given more than once`);
     v = all[0];
   } else if ('header' in src) {
-    const h = at.headers[src.header];
-    if (Array.isArray(h)) return errors.badRequest(`header ${src.header} given more than once`);
-    v = h;
+    // one line, spelled as configured: with two the check could read one value and the upstream
+    // act on the other, and a spelling with `_` is the same header to WSGI, PHP and Rack upstreams
+    // but no header to others, so no check can know what the upstream will read
+    const all = at.request.headersDistinct;
+    const lines = all[src.header] ?? [];
+    if (lines.length > 1) return errors.badRequest(`header ${src.header} given more than once`);
+    const wanted = cgiName(src.header);
+    for (const name in all) {
+      if (name !== src.header && cgiName(name) === wanted) return errors.badRequest(`header ${src.header} also given as ${name}`);
+    }
+    v = lines[0];
   } else {
     v = at.rest.split('/').filter(Boolean)[src.pathSegment];
   }

@@ -44,7 +44,7 @@ const credentials = fc.constantFrom<[string, string][]>(
 
 const SPOOFED = 'mallory';
 const extraLines: fc.Arbitrary<[string, string]> = fc.oneof(
-  { weight: 3, arbitrary: fc.tuple(fc.constantFrom('X-Remote-User', 'X-Remote-Group', 'X-Remote-Extra-Scopes', 'Impersonate-User', 'Impersonate-Group', 'Impersonate-Extra-Scopes', 'x-remote-user'), fc.constant(SPOOFED)) },
+  { weight: 3, arbitrary: fc.tuple(fc.constantFrom('X-Remote-User', 'X-Remote-Group', 'X-Remote-Extra-Scopes', 'Impersonate-User', 'Impersonate-Group', 'Impersonate-Extra-Scopes', 'x-remote-user', 'X_Remote_User', 'x-remote_group', 'X_Remote_Extra_Scopes', 'Impersonate_User'), fc.constant(SPOOFED)) },
   { weight: 2, arbitrary: fc.tuple(fc.constantFrom('Accept', 'Content-Type'), fc.constantFrom('application/json', 'text/html', '*/*', 'application/yaml')) },
   { weight: 2, arbitrary: fc.tuple(fc.constant('Content-Length'), fc.constantFrom('0', '2', ' 2', '-1', 'x')) },
   { weight: 1, arbitrary: fc.tuple(fc.constant('Transfer-Encoding'), fc.constantFrom('chunked', 'gzip', 'chunked, chunked')) },

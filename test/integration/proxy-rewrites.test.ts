@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { ChildProcess } from 'node:child_process';
+import type http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProxyConfigError, resourceCheckFromFlags } from '../../src/config/proxy.ts';
@@ -56,6 +57,26 @@ test('--rewrite-header fills {{ .Value }} from a header', async (t) => {
   t.is((await raw(u, 'GET', '/metrics', { ...bearer('alice'), 'x-namespace': 'team-a' })).status, 200);
   t.is((await raw(u, 'GET', '/metrics', { ...bearer('alice'), 'x-namespace': 'team-b' })).status, 403);
   t.is((await raw(u, 'GET', '/metrics', bearer('alice'))).status, 400);
+});
+
+// the check must see the value the upstream acts on: two lines (Node folds them into "a, b"; an
+// upstream may read either), or a second spelling a WSGI/PHP/Rack upstream reads as the same header
+test('--rewrite-header: a header given twice, or also spelled with _, is refused with 400', async (t) => {
+  const u = await proxy(['--resource-attributes=namespace={{.Value}},resource=pods,subresource=metrics', '--rewrite-header=X-Namespace']);
+  const cases: Array<[http.OutgoingHttpHeaders, RegExp]> = [
+    [{ 'x-namespace': ['team-a', 'team-b'] }, /header x-namespace given more than once/],
+    [{ 'x-namespace': 'team-a', x_namespace: 'team-b' }, /header x-namespace also given as x_namespace/],
+    [{ 'x-namespace': 'team-a', 'X_Namespace': 'team-a' }, /header x-namespace also given as x_namespace/],
+    [{ x_namespace: 'team-a' }, /header x-namespace also given as x_namespace/],
+  ];
+  for (const [extra, message] of cases) {
+    const r = await raw(u, 'GET', '/metrics', { ...bearer('alice'), ...extra });
+    t.is(r.status, 400, JSON.stringify(extra));
+    t.like(r.json, { kind: 'Status', reason: 'BadRequest' });
+    t.regex(r.json.message, message);
+  }
+  // other underscore headers are the upstream's business
+  t.is((await raw(u, 'GET', '/metrics', { ...bearer('alice'), 'x-namespace': 'team-a', x_trace_id: '1' })).status, 200);
 });
 
 test('the flags are checked', (t) => {

@@ -87,6 +87,24 @@ test('the upstream receives the caller as identity headers (configured names), w
   t.is(r.headers['x-drop-me'], undefined);
 });
 
+// WSGI, PHP and Rack upstreams read `X_Remote_User` as `X-Remote-User` (gunicorn even joins the two
+// values): the spellings with `_` are the caller speaking for the proxy all the same
+test('identity and forwarding headers spelled with underscores never reach the upstream; other underscore headers do', async (t) => {
+  const spoofed = {
+    x_auth_user: 'root', 'X-Auth_User': 'root', x_remote_user: 'root', 'x-remote_group': 'system:masters', x_remote_extra_scopes: 'all', 'x-remote-extra_scopes': 'all',
+    impersonate_user: 'root', impersonate_group: 'system:masters', impersonate_extra_scopes: 'all', x_forwarded_for: '10.6.6.6', x_forwarded_host: 'evil.example', x_forwarded_proto: 'https',
+  };
+  for (const [path, creds] of [['/a/x', bearer('alice')], ['/healthz', {}]] as const) {
+    const r = await raw(url, 'GET', path, { ...creds, ...spoofed, my_app_header: 'kept' });
+    t.is(r.status, 200, path);
+    const h = r.json.headers;
+    for (const name of Object.keys(spoofed)) t.is(h[name.toLowerCase()], undefined, `${path}: ${name}`);
+    t.is(h.my_app_header, 'kept', path);
+    t.false(JSON.stringify(h).includes('system:masters'), path);
+    t.false(JSON.stringify(h).includes('root'), path);
+  }
+});
+
 test('X-Forwarded-Host, X-Forwarded-Proto and Forwarded are the proxy\'s to say: a caller\'s are dropped; X-Forwarded-For is appended to', async (t) => {
   const r = await raw(url, 'GET', '/a/x', {
     ...bearer('alice'),
