@@ -18,6 +18,9 @@ const MAX_TARGET = 8192;
 export function cleanTarget(url: string | undefined): CleanTarget | StatusError {
   const target = url ?? '';
   if (!target.startsWith('/') || target.length > MAX_TARGET) return errors.badRequest('the request target must be an absolute path');
+  // no request target has a fragment (RFC 9112 §3.2); some upstreams cut the path at `#`, so the
+  // route and the checks would read `/admin#/healthz` where the upstream acts on `/admin`
+  if (target.includes('#')) return errors.badRequest('the request target may not contain #');
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
