@@ -63,12 +63,24 @@ export interface CheckInput {
   request: { readonly headersDistinct: Record<string, string[]> };
 }
 
+/** A query parameter's name as PHP's request variables have it (the rest of its mangling aside). */
+function phpParamName(name: string): string {
+  return name.replace(/[. []/g, '_');
+}
+
 function valueOf(src: ValueSource, at: CheckInput, field: string): string | StatusError {
   if ('literal' in src) return src.literal;
   let v: string | undefined;
   if ('query' in src) {
-    const all = new URLSearchParams(at.query).getAll(src.query);
+    const params = new URLSearchParams(at.query);
+    const all = params.getAll(src.query);
     if (all.length > 1) return errors.badRequest(`query parameter ${src.query} given more than once`);
+    // PHP reads `.`, ` ` and `[` in a parameter's name as `_` (and the last repeat wins), so
+    // `my.ns` would be `my_ns` to it: another spelling is refused like a repeat
+    const wanted = phpParamName(src.query);
+    for (const name of params.keys()) {
+      if (name !== src.query && phpParamName(name) === wanted) return errors.badRequest(`query parameter ${src.query} also given as ${name}`);
+    }
     v = all[0];
   } else if ('header' in src) {
     // one line, spelled as configured: with two the check could read one value and the upstream

@@ -50,6 +50,18 @@ test('--resource-attributes with {{ .Value }} from --rewrite-query-parameter', a
   t.is((await raw(u, 'GET', '/metrics?namespace=team-a', bearer('bob'))).status, 403);
   t.is((await raw(u, 'GET', '/metrics', bearer('alice'))).status, 400);
   t.is((await raw(u, 'GET', '/metrics?namespace=team-a&namespace=team-b', bearer('alice'))).status, 400);
+  t.is((await raw(u, 'GET', '/metrics?namespace=team-a&other=1', bearer('alice'))).status, 200);
+});
+
+// PHP reads my.ns, my ns and my[ns as my_ns (the last wins): such a second spelling is a repeat
+test('--rewrite-query-parameter: the parameter also given in a spelling PHP reads as it is refused with 400', async (t) => {
+  const u = await proxy(['--resource-attributes=namespace={{.Value}},resource=pods,subresource=metrics', '--rewrite-query-parameter=my_ns']);
+  t.is((await raw(u, 'GET', '/metrics?my_ns=team-a', bearer('alice'))).status, 200);
+  for (const q of ['my_ns=team-a&my.ns=team-b', 'my.ns=team-b&my_ns=team-a', 'my_ns=team-a&my%20ns=team-b', 'my_ns=team-a&my[ns=team-b']) {
+    const r = await raw(u, 'GET', `/metrics?${q}`, bearer('alice'));
+    t.is(r.status, 400, q);
+    t.regex(r.json.message, /query parameter my_ns also given as my/, q);
+  }
 });
 
 test('--rewrite-header fills {{ .Value }} from a header', async (t) => {
