@@ -26,13 +26,24 @@ function decodeSegment(raw: string): string | undefined {
   }
 }
 
-/** The path without leading and trailing slashes. */
-function trimSlashes(path: string): string {
+/**
+ * The segments between the path's leading and trailing slashes, each percent-decoded (undefined when
+ * it does not decode): what `trimmed.split('/').map(decodeSegment)` gives, found by index, because on
+ * this path (every request) split cost several times the scan.
+ */
+export function pathSegments(path: string): (string | undefined)[] {
   let a = 0;
   let b = path.length;
   while (a < b && path.charCodeAt(a) === 47) a++;
   while (b > a && path.charCodeAt(b - 1) === 47) b--;
-  return a === 0 && b === path.length ? path : path.slice(a, b);
+  const out: (string | undefined)[] = [];
+  for (let start = a; ; ) {
+    let end = path.indexOf('/', start);
+    if (end < 0) end = b; // past b there are only slashes, so a slash found is never past it
+    out.push(decodeSegment(path.slice(start, end)));
+    if (end >= b) return out;
+    start = end + 1;
+  }
 }
 
 function isCanonicalSegment(s: string | undefined): s is string {
@@ -60,14 +71,16 @@ export function resolveRequestInfo(method: string, path: string, query: URLSearc
     name: '',
     parts: [],
   };
-  const decoded = trimSlashes(path).split('/').map(decodeSegment);
+  const decoded = pathSegments(path);
   const n = decoded.length;
   if (n < 3) return info;
   if (decoded[0] !== 'api' && decoded[0] !== 'apis') return info;
   // a resource path is read segment by segment, each decoded once; a segment that is empty, a dot
   // segment, undecodable or an encoded `/` could be read differently by another layer (a proxy that
   // normalises, a client that re-encodes), so such a path names nothing
-  if (!decoded.every(isCanonicalSegment)) throw new RequestInfoError(`the path ${JSON.stringify(path)} is not a canonical resource path`);
+  for (let k = 0; k < n; k++) {
+    if (!isCanonicalSegment(decoded[k])) throw new RequestInfoError(`the path ${JSON.stringify(path)} is not a canonical resource path`);
+  }
   const segs = decoded as string[];
   // i: the first segment not yet read
   let i = 1;

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { resolveRequestInfo, RequestInfoError } from '../../src/request/info.ts';
+import fc from 'fast-check';
+import { pathSegments, resolveRequestInfo, RequestInfoError } from '../../src/request/info.ts';
 
 // The vectors of authn-authz.md §1.2 (1.5+ behaviour of ?watch=).
 
@@ -103,3 +104,18 @@ for (const path of ['/api/v1/namespaces//pods', '/api/v1/namespaces/a/./pods', '
     t.throws(() => resolveRequestInfo('GET', path, new URLSearchParams()), { instanceOf: RequestInfoError });
   });
 }
+
+// The segments are found by index, not by split: for any path (slashes at either end and doubled,
+// empty and dot segments, escapes good and bad) the same segments as the plain reading — trim the
+// slashes, split on `/`, decode each segment once (undefined when it does not decode).
+test('pathSegments reads every path as trim + split + decode does', (t) => {
+  const plainSegments = (path: string): (string | undefined)[] =>
+    path.replace(/^\/+|\/+$/g, '').split('/').map((s) => {
+      try { return decodeURIComponent(s); } catch { return undefined; }
+    });
+  const segment = fc.oneof(fc.constantFrom('api', 'apis', 'v1', 'pods', '', '.', '..', '%2E', '%2f', '%zz', '%6F', 'a%20b', '%'), fc.string({ maxLength: 6 }));
+  fc.assert(fc.property(fc.array(segment, { maxLength: 9 }), fc.constantFrom('', '/', '//'), fc.constantFrom('', '/', '//'), (segs, lead, trail) => {
+    const path = lead + segs.join('/') + trail;
+    t.deepEqual(pathSegments(path), plainSegments(path), JSON.stringify(path));
+  }), { numRuns: 5000 });
+});
