@@ -57,10 +57,11 @@ interface Entry {
 }
 
 /**
- * A string that owns its characters: the request path is a slice of the URL (query included) and
- * would keep all of it alive. The other attributes are split() from a fresh string, which copies;
- * they are kept as they are, so a hit compares them at the cost it always did. V8 only slices
- * strings of 13 or more characters.
+ * A string that owns its characters. The attributes are pieces of the request's URL (the path, the
+ * namespace, the name…), and V8 makes a piece of 13 or more characters a view of the whole string
+ * it was cut from, query included (split and slice alike): kept as they are, 65,536 entries could
+ * hold a gigabyte of URLs (16 KB each) while the budget counted a few bytes per name. Shorter
+ * pieces are copies already.
  */
 function own(s: string): string {
   return s.length < 13 ? s : (' ' + s).slice(1);
@@ -196,8 +197,8 @@ export class DecisionCache implements CacheStats {
     if (n >= MAX_CHAIN) return;
     byHash.set(h, {
       groups: user.groups.slice(), // the caller's array is not ours to keep
-      extra, isResource: a.isResourceRequest, verb: a.verb, namespace: a.namespace, apiGroup: a.apiGroup,
-      resource: a.resource, subresource: a.subresource, name: a.name, path: own(path), decision: d, next: head,
+      extra, isResource: a.isResourceRequest, verb: own(a.verb), namespace: own(a.namespace), apiGroup: own(a.apiGroup),
+      resource: own(a.resource), subresource: own(a.subresource), name: own(a.name), path: own(path), decision: d, next: head,
     });
     this.count++;
     this.used += size;

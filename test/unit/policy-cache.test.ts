@@ -170,6 +170,15 @@ test('retained heap stays bounded: 5,000 unique long names and long URLs (gc-mea
     t.true(cache.bytes <= 8 * MiB);
     t.true(delta < 16 * MiB, `${len}-character names: ${(delta / MiB).toFixed(1)} MiB retained`);
   }
+  // resource requests whose names (13 characters or more: V8 keeps such a piece as a view of the
+  // string it was cut from) come from URLs with a 15 KB query: the name is kept, not the URL
+  {
+    const { cache, delta } = heapAfter((c) => {
+      for (let i = 0; i < 5000; i++) c.set(u, fromUrl(`/api/v1/namespaces/default/configmaps/long-name-number-${i}?q=${'q'.repeat(15000)}`), false, decision('no'), c.generation);
+    });
+    t.is(cache.size, 5000);
+    t.true(delta < 8 * MiB, `short names from long URLs: ${(delta / MiB).toFixed(1)} MiB retained for 5,000 entries`);
+  }
   // non-resource requests whose path is a slice of a URL with a 7 KB query: only the path is kept
   const { cache, delta } = heapAfter((c) => {
     for (let i = 0; i < 5000; i++) c.set(u, fromUrl(`/healthz/${'p'.repeat(100)}${i}?${'q'.repeat(7000)}`), false, decision('no'), c.generation);
