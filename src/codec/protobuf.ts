@@ -50,21 +50,47 @@ function messageName(group: string, version: string, kind: string): string | und
   }
 }
 
-const planCache = new Map<string, MessagePlan | null>();
+/**
+ * Plans by apiVersion and kind. The pair comes from request bodies too, where the group part is read
+ * by its first label only (`apps.anything/v1` is apps): so only plans that exist are kept, only for
+ * short pairs, and at most MAX_PLANS of them. Remembering every pair, misses too, let any user who
+ * may post grow the server by the size of each new kind name (1 MB a request).
+ */
+const planCache = new Map<string, MessagePlan>();
+
+/**
+ * The schema's message types by name under `portcullis.` (`core.Pod`), read once: names built from a
+ * body are looked up here, never with protobufjs's `lookup`, which remembers every path it is asked
+ * for, misses included, in each namespace it searches.
+ */
+const messageTypes: ReadonlyMap<string, protobuf.Type> = (() => {
+  const out = new Map<string, protobuf.Type>();
+  const visit = (ns: protobuf.NamespaceBase, prefix: string): void => {
+    for (const child of ns.nestedArray) {
+      const name = prefix ? `${prefix}.${child.name}` : child.name;
+      if (child instanceof protobuf.Type) out.set(name, child);
+      if (child instanceof protobuf.Namespace) visit(child, name); // a Type is one too: nested messages
+    }
+  };
+  visit(schemaRoot.lookup('portcullis') as protobuf.Namespace, '');
+  return out;
+})();
+const MAX_PLANS = 1024;
+const MAX_PLAN_KEY = 256;
 
 /** The message plan for an object of `apiVersion`/`kind`, or undefined when no schema has it. */
 export function protobufPlan(apiVersion: string, kind: string): MessagePlan | undefined {
   const key = `${apiVersion}\u0000${kind}`;
-  let plan = planCache.get(key);
-  if (plan === undefined) {
-    const slash = apiVersion.indexOf('/');
-    const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
-    const name = messageName(group, version, kind);
-    const type = name ? schemaRoot.lookup(`portcullis.${name}`) : null;
-    plan = type instanceof protobuf.Type ? planFor(type) : null;
-    planCache.set(key, plan);
-  }
-  return plan ?? undefined;
+  const known = planCache.get(key);
+  if (known) return known;
+  const slash = apiVersion.indexOf('/');
+  const [group, version] = slash < 0 ? ['', apiVersion] : [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)];
+  const name = messageName(group, version, kind);
+  const type = name === undefined ? undefined : messageTypes.get(name);
+  if (!type) return undefined;
+  const plan = planFor(type);
+  if (key.length <= MAX_PLAN_KEY && planCache.size < MAX_PLANS) planCache.set(key, plan);
+  return plan;
 }
 
 interface Typed {
