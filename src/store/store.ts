@@ -260,18 +260,19 @@ export class Store {
     // from here on synchronous: the indexes and the collection at one revision
     const t = this.collections.get(ck);
     if (!t) return { revision: this.rev, items: [] };
-    let best: ReadonlySet<string> | undefined;
+    let best: ReadonlyMap<string, ApiObject> | undefined;
     for (const [idx, value] of found) {
-      const keys = idx.keys(value);
-      if (!best || keys.size < best.size) best = keys;
+      const holders = idx.holders(value);
+      if (!best || holders.size < best.size) best = holders;
     }
     // a value most of the collection holds: the ordered scan is cheaper than sorting that many keys
     if (!best || best.size > SELECT_SHARE * t.size) return undefined;
     const prefix = namespace === undefined ? undefined : `${namespace}/`;
-    const keys: string[] = [];
-    for (const k of best) if (prefix === undefined || k.startsWith(prefix)) keys.push(k);
-    keys.sort();
-    return { revision: this.rev, items: keys.map((k) => t.get(k)!) };
+    const picked: [string, ApiObject][] = [];
+    for (const entry of best) if (prefix === undefined || entry[0].startsWith(prefix)) picked.push(entry);
+    // in key order, as the collection's own (the code-unit order of a plain sort)
+    picked.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return { revision: this.rev, items: picked.map((e) => e[1]) };
   }
 
   /** The collection's index for the term, once built (see buildIndex); none when there is no room for one more. */
