@@ -1,6 +1,7 @@
 import test from 'ava';
+import fc from 'fast-check';
 import { StatusError } from '../../src/request/errors.ts';
-import { labelSelectorFromObject, labelSelectorFromSet, parseLabelSelector, tryLabelSelectorFromObject, LabelSelector } from '../../src/api/selectors/label.ts';
+import { labelSelectorFromObject, labelSelectorFromSet, parseLabelSelector, tryLabelSelectorFromObject, LabelSelector, type LabelRequirement } from '../../src/api/selectors/label.ts';
 
 function parseError(t: import('ava').ExecutionContext, s: string): string {
   const e = t.throws(() => parseLabelSelector(s), { instanceOf: StatusError });
@@ -129,4 +130,61 @@ test('matching is fast enough for large lists', (t) => {
   for (const o of objs) if (sel.matches(o)) n++;
   t.is(n, 75_000);
   t.true(performance.now() - start < 1000);
+});
+
+// Requirements are folded into one rule per key; the answer must be the one each requirement gives
+// on its own, ANDed (the reference's reading), for any mix of operators on shared keys.
+test('one rule per key answers as every requirement read on its own', (t) => {
+  const one = (r: LabelRequirement, labels: Record<string, string> | undefined): boolean => {
+    const present = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+    const v = present ? labels[r.key] : '';
+    switch (r.operator) {
+      case 'in': case '=': case '==': return present && r.values.includes(v);
+      case 'notin': case '!=': return !present || !r.values.includes(v);
+      case 'exists': return present;
+      case '!': return !present;
+      case 'gt': case 'lt': {
+        if (!present || !/^[+-]?\d+$/.test(v)) return false;
+        return r.operator === 'gt' ? BigInt(v) > BigInt(r.values[0]) : BigInt(v) < BigInt(r.values[0]);
+      }
+    }
+  };
+  const key = fc.constantFrom('a', 'b', 'c');
+  const value = fc.constantFrom('1', '2', '10', '-3', 'x', '');
+  const requirement = fc.oneof(
+    fc.tuple(key, fc.constantFrom('in', 'notin'), fc.uniqueArray(fc.constantFrom('1', '2', 'x', '10'), { minLength: 1, maxLength: 3 })).map(([k, op, vs]) => `${k} ${op} (${vs.join(',')})`),
+    fc.tuple(key, fc.constantFrom('=', '==', '!='), fc.constantFrom('1', '2', 'x', '')).map(([k, op, v]) => `${k}${op}${v}`),
+    key.map((k) => k), key.map((k) => `!${k}`),
+    fc.tuple(key, fc.constantFrom('>', '<'), fc.constantFrom('0', '1', '5', '12')).map(([k, op, v]) => `${k}${op}${v}`),
+  );
+  const labels = fc.option(fc.dictionary(key, value, { maxKeys: 3 }), { nil: undefined });
+  fc.assert(fc.property(fc.array(requirement, { minLength: 1, maxLength: 6 }), fc.array(labels, { minLength: 1, maxLength: 8 }), (reqs, objects) => {
+    const sel = parseLabelSelector(reqs.join(','));
+    for (const o of objects) {
+      const want = sel.requirements.every((r) => one(r, o));
+      if (sel.matches(o) !== want) throw new Error(`${sel.toString()} on ${JSON.stringify(o)}: ${!want}, want ${want}`);
+    }
+  }), { numRuns: 4000 });
+  t.pass();
+});
+
+// A selector as long as a request line allows costs what the object's labels number, not what the
+// selector does: 2,300 terms each object passes and a last one it fails. Counted as the reads of
+// the object's labels (through a Proxy), not timed. Read term by term that was 2,301 reads an object
+// (20,000 objects: 2.4 s here; 150,000 pods in one list request: 18 s of CPU).
+test('a selector of thousands of terms reads each object\'s labels a few times, not once a term', (t) => {
+  // terms are read in key order: the failing one's key sorts last
+  const sel = parseLabelSelector([...Array.from({ length: 2300 }, (_, i) => `!k${i}`), 'zone notin (x)'].join(','));
+  let reads = 0;
+  const counted = (labels: Record<string, string>) => new Proxy(labels, {
+    getOwnPropertyDescriptor: (o, k) => { reads++; return Reflect.getOwnPropertyDescriptor(o, k); },
+    has: (o, k) => { reads++; return Reflect.has(o, k); },
+    get: (o, k) => { reads++; return Reflect.get(o, k); },
+  });
+  for (let i = 0; i < 100; i++) t.false(sel.matches(counted({ zone: 'x', tier: `t${i % 7}` })));
+  t.true(reads / 100 <= 12, `${reads / 100} reads of the labels an object`);
+  // and one it passes
+  reads = 0;
+  t.true(sel.matches(counted({ zone: 'y' })));
+  t.true(reads <= 12, `${reads} reads`);
 });

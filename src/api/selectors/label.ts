@@ -16,18 +16,47 @@ export interface LabelRequirement {
 
 export type Labels = Readonly<Record<string, string>> | undefined;
 
+/**
+ * What a key must be, from every requirement on it together: present or absent; when present, a
+ * value among `allowed` (the intersection of its `=` and `in` sets), outside `excluded` (the union of
+ * its `!=` and `notin` sets), an integer above `above` and below `below`.
+ */
+interface KeyRule {
+  readonly key: string;
+  present: boolean;
+  absent: boolean;
+  allowed: Set<string> | undefined;
+  excluded: Set<string> | undefined;
+  above: bigint | undefined;
+  below: bigint | undefined;
+  /** A `>` or `<` whose operand is not one integer: nothing passes. */
+  impossible: boolean;
+}
+
 /** A parsed selector: requirements ANDed together. */
 export class LabelSelector {
   readonly requirements: readonly LabelRequirement[];
   /** A selector built from a nil selector object matches nothing (and prints as ""). */
   readonly matchesNothing: boolean;
-  private readonly sets: readonly ReadonlySet<string>[];
+  /** Keys an object must have, with what their values must be. */
+  private readonly required: readonly KeyRule[];
+  /** Keys an object may lack, by key: absent ones, and present ones whose values are excluded. */
+  private readonly checkedIfPresent: ReadonlyMap<string, KeyRule>;
 
   constructor(requirements: readonly LabelRequirement[], matchesNothing = false) {
     // Sorted by key (stable) so the string form is deterministic, as upstream does.
     this.requirements = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.matchesNothing = matchesNothing;
-    this.sets = this.requirements.map((r) => new Set(r.values));
+    // One rule per key, so that matching costs what the object's labels number, not what the
+    // selector does: a 15 KB selector of 2,300 `!key` terms over 150,000 pods was 18 s of CPU.
+    const rules = new Map<string, KeyRule>();
+    for (const r of this.requirements) {
+      let rule = rules.get(r.key);
+      if (!rule) rules.set(r.key, (rule = { key: r.key, present: false, absent: false, allowed: undefined, excluded: undefined, above: undefined, below: undefined, impossible: false }));
+      addRequirement(rule, r);
+    }
+    this.required = [...rules.values()].filter((r) => r.present);
+    this.checkedIfPresent = new Map([...rules].filter(([, r]) => !r.present));
   }
 
   static everything(): LabelSelector {
@@ -45,8 +74,25 @@ export class LabelSelector {
 
   matches(labels: Labels): boolean {
     if (this.matchesNothing) return false;
-    for (let i = 0; i < this.requirements.length; i++) {
-      if (!requirementMatches(this.requirements[i], this.sets[i], labels)) return false;
+    const required = this.required;
+    if (required.length > 0) {
+      if (labels === undefined) return false;
+      // more keys required than the object has labels: no need to look any further
+      let own = 0;
+      for (const k in labels) if (Object.prototype.hasOwnProperty.call(labels, k) && ++own >= required.length) break;
+      if (own < required.length) return false;
+      for (let i = 0; i < required.length; i++) {
+        const rule = required[i];
+        if (!has(labels, rule.key) || !valuePasses(rule, labels[rule.key])) return false;
+      }
+    }
+    const optional = this.checkedIfPresent;
+    if (optional.size > 0 && labels !== undefined) {
+      for (const k in labels) {
+        if (!Object.prototype.hasOwnProperty.call(labels, k)) continue;
+        const rule = optional.get(k);
+        if (rule && (rule.absent || !valuePasses(rule, labels[k]))) return false;
+      }
     }
     return true;
   }
@@ -62,29 +108,52 @@ function has(labels: Labels, key: string): labels is Readonly<Record<string, str
 
 const integerRe = /^[+-]?\d+$/;
 
-function requirementMatches(r: LabelRequirement, values: ReadonlySet<string>, labels: Labels): boolean {
+function addRequirement(rule: KeyRule, r: LabelRequirement): void {
   switch (r.operator) {
     case 'in':
     case '=':
     case '==':
-      return has(labels, r.key) && values.has(labels[r.key]);
+      rule.present = true;
+      rule.allowed = rule.allowed ? new Set(r.values.filter((v) => rule.allowed!.has(v))) : new Set(r.values);
+      return;
     case 'notin':
     case '!=':
-      return !has(labels, r.key) || !values.has(labels[r.key]);
+      rule.excluded ??= new Set();
+      for (const v of r.values) rule.excluded.add(v);
+      return;
     case 'exists':
-      return has(labels, r.key);
+      rule.present = true;
+      return;
     case '!':
-      return !has(labels, r.key);
+      rule.absent = true;
+      return;
     case 'gt':
     case 'lt': {
-      if (!has(labels, r.key)) return false;
-      const actual = labels[r.key];
-      if (!integerRe.test(actual) || r.values.length !== 1) return false;
-      const have = BigInt(actual);
-      const want = BigInt(r.values[0]);
-      return r.operator === 'gt' ? have > want : have < want;
+      rule.present = true;
+      // the operand was checked to be an integer when the requirement was made
+      if (r.values.length !== 1 || !integerRe.test(r.values[0])) {
+        rule.impossible = true;
+        return;
+      }
+      const bound = BigInt(r.values[0]);
+      if (r.operator === 'gt') rule.above = rule.above === undefined || bound > rule.above ? bound : rule.above;
+      else rule.below = rule.below === undefined || bound < rule.below ? bound : rule.below;
     }
   }
+}
+
+/** Whether a present label's value passes the key's rule (absence is the caller's to judge). */
+function valuePasses(rule: KeyRule, value: string): boolean {
+  if (rule.absent || rule.impossible) return false;
+  if (rule.allowed && !rule.allowed.has(value)) return false;
+  if (rule.excluded?.has(value)) return false;
+  if (rule.above !== undefined || rule.below !== undefined) {
+    if (!integerRe.test(value)) return false;
+    const have = BigInt(value);
+    if (rule.above !== undefined && !(have > rule.above)) return false;
+    if (rule.below !== undefined && !(have < rule.below)) return false;
+  }
+  return true;
 }
 
 function requirementString(r: LabelRequirement): string {
