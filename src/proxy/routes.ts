@@ -1,5 +1,6 @@
 // Routes: which configured route a request belongs to (first match wins, in file order) and the
 // authorization attributes each of its checks asks about.
+import { RE2JS } from 're2js';
 import type { AuthzAttributes } from '../authz/types.ts';
 import type { CheckSpec, RouteSpec, ValueSource } from '../config/proxy.ts';
 import { errors, type StatusError } from '../request/errors.ts';
@@ -11,7 +12,13 @@ export interface RouteMatcher {
   match(host: string, path: string): string | undefined;
 }
 
-function globRegExp(glob: string): RegExp {
+/**
+ * A glob as a matcher on RE2 (linear time), not on JavaScript's backtracking engine: the path is the
+ * caller's, and a glob with three double stars between `/a`, `/b`, `/c` and `/d` took 15 s there on
+ * an 8 KB path of `/b/c` repeats (each double star multiplies the ways to split the path). About
+ * half a microsecond a match here.
+ */
+function globMatcher(glob: string): { test(path: string): boolean } {
   let re = '';
   for (let i = 0; i < glob.length; i++) {
     const c = glob[i];
@@ -19,11 +26,11 @@ function globRegExp(glob: string): RegExp {
     else if (c === '*') re += '[^/]*';
     else re += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(`^${re}$`, 's');
+  return RE2JS.compile(`^${re}$`, RE2JS.DOTALL);
 }
 
 export function routeMatcher(spec: RouteSpec): RouteMatcher {
-  const re = spec.glob ? globRegExp(spec.glob) : undefined;
+  const re = spec.glob ? globMatcher(spec.glob) : undefined;
   const prefix = spec.prefix === '/' ? '' : spec.prefix;
   return {
     spec,
