@@ -57,6 +57,8 @@ function messageName(group: string, version: string, kind: string): string | und
  * may post grow the server by the size of each new kind name (1 MB a request).
  */
 const planCache = new Map<string, MessagePlan>();
+const MAX_PLANS = 1024;
+const MAX_PLAN_KEY = 256;
 
 /**
  * The schema's message types by name under `portcullis.` (`core.Pod`), read once: names built from a
@@ -75,8 +77,6 @@ const messageTypes: ReadonlyMap<string, protobuf.Type> = (() => {
   visit(schemaRoot.lookup('portcullis') as protobuf.Namespace, '');
   return out;
 })();
-const MAX_PLANS = 1024;
-const MAX_PLAN_KEY = 256;
 
 /** The message plan for an object of `apiVersion`/`kind`, or undefined when no schema has it. */
 export function protobufPlan(apiVersion: string, kind: string): MessagePlan | undefined {
