@@ -130,7 +130,7 @@ function addRequirement(rule: KeyRule, r: LabelRequirement): void {
     case 'gt':
     case 'lt': {
       rule.present = true;
-      // an operand that is not one integer matches nothing (as the term-by-term reading had it)
+      // an operand that is not one integer matches nothing
       if (r.values.length !== 1 || !integerRe.test(r.values[0])) {
         rule.impossible = true;
         return;
