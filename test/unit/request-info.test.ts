@@ -1,5 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { pathSegments, resolveRequestInfo, RequestInfoError } from '../../src/request/info.ts';
 
 // The vectors of authn-authz.md §1.2 (1.5+ behaviour of ?watch=).
@@ -118,4 +120,23 @@ test('pathSegments reads every path as trim + split + decode does', (t) => {
     const path = lead + segs.join('/') + trail;
     t.deepEqual(pathSegments(path), plainSegments(path), JSON.stringify(path));
   }), { numRuns: 5000 });
+});
+
+// The attributes are kept (a stored object's namespace, a cache entry): they must not keep the URL
+// they were read from alive. V8 makes a piece of 13+ characters a view of its whole string.
+test('namespace and name do not keep the URL they came from alive (gc-measured)', (t) => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const kept: string[] = [];
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 2000; i++) {
+    const url = `/api/v1/namespaces/a-long-namespace-name-${i}/configmaps/a-long-configmap-name-${i}?q=${'q'.repeat(50_000)}`;
+    const a = resolveRequestInfo('POST', url.slice(0, url.indexOf('?')), new URLSearchParams());
+    kept.push(a.namespace, a.name, a.resource);
+  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  t.is(kept.length, 6000);
+  t.true(grown < 8 * 1024 * 1024, `${(grown / 1024 / 1024).toFixed(1)} MiB kept for 2,000 requests' attributes`);
 });
