@@ -158,14 +158,21 @@ test('one rule per key answers as every requirement read on its own', (t) => {
     fc.tuple(key, fc.constantFrom('>', '<'), fc.constantFrom('0', '1', '5', '12')).map(([k, op, v]) => `${k}${op}${v}`),
   );
   const labels = fc.option(fc.dictionary(key, value, { maxKeys: 3 }), { nil: undefined });
+  const wrong: string[] = [];
+  let compared = 0;
+  let matched = 0;
   fc.assert(fc.property(fc.array(requirement, { minLength: 1, maxLength: 6 }), fc.array(labels, { minLength: 1, maxLength: 8 }), (reqs, objects) => {
     const sel = parseLabelSelector(reqs.join(','));
     for (const o of objects) {
       const want = sel.requirements.every((r) => one(r, o));
-      if (sel.matches(o) !== want) throw new Error(`${sel.toString()} on ${JSON.stringify(o)}: ${!want}, want ${want}`);
+      compared++;
+      if (want) matched++;
+      if (sel.matches(o) !== want) wrong.push(`${sel.toString()} on ${JSON.stringify(o)}: ${!want}, want ${want}`);
     }
   }), { numRuns: 4000 });
-  t.pass();
+  t.deepEqual(wrong.slice(0, 5), []);
+  // the generator reaches both answers, so agreement is not agreement on "false" alone
+  t.true(compared >= 4000 && matched > compared / 20 && matched < compared, `${matched} of ${compared} matched`);
 });
 
 // A selector as long as a request line allows costs what the object's labels number, not what the
