@@ -15,6 +15,7 @@
 import type { Decision } from './types.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { AuthzAttributes } from './types.ts';
+import { ownedString } from '../request/owned-string.ts';
 
 /** At most this many entries share one hash (beyond: not cached). */
 const MAX_CHAIN = 8;
@@ -54,17 +55,6 @@ interface Entry {
   readonly path: string;
   readonly decision: Decision;
   next: Entry | undefined;
-}
-
-/**
- * A string that owns its characters. The attributes are pieces of the request's URL (the path, the
- * namespace, the name…), and V8 makes a piece of 13 or more characters a view of the whole string
- * it was cut from, query included (split and slice alike): kept as they are, 65,536 entries could
- * hold a gigabyte of URLs (16 KB each) while the budget counted a few bytes per name. Shorter
- * pieces are copies already.
- */
-function own(s: string): string {
-  return s.length < 13 ? s : (' ' + s).slice(1);
 }
 
 function groupsLength(groups: readonly string[]): number {
@@ -197,8 +187,8 @@ export class DecisionCache implements CacheStats {
     if (n >= MAX_CHAIN) return;
     byHash.set(h, {
       groups: user.groups.slice(), // the caller's array is not ours to keep
-      extra, isResource: a.isResourceRequest, verb: own(a.verb), namespace: own(a.namespace), apiGroup: own(a.apiGroup),
-      resource: own(a.resource), subresource: own(a.subresource), name: own(a.name), path: own(path), decision: d, next: head,
+      extra, isResource: a.isResourceRequest, verb: ownedString(a.verb), namespace: ownedString(a.namespace), apiGroup: ownedString(a.apiGroup),
+      resource: ownedString(a.resource), subresource: ownedString(a.subresource), name: ownedString(a.name), path: ownedString(path), decision: d, next: head,
     });
     this.count++;
     this.used += size;
