@@ -6,7 +6,8 @@ import type { Authenticator, Settled, UserInfo } from './types.ts';
 import { errors, type StatusError } from '../request/errors.ts';
 import { CertPool } from './cert-verify.ts';
 import { x509Authenticator } from './x509.ts';
-import { bearerAuthenticator, type TokenAuthenticator } from './token.ts';
+import { bearerAuthenticator, boundToAudiences, type TokenAuthenticator } from './token.ts';
+import type { AudienceCheck } from './audiences.ts';
 import { tokenFileAuthenticatorFromFile } from './token-file.ts';
 import { basicAuthenticatorFromFile, BASIC_CHALLENGE } from './basic-auth.ts';
 import {
@@ -46,6 +47,8 @@ export interface AuthnOptions {
   passwordAuthenticators?: Authenticator[];
   /** More bearer-token sources after the token file (service-account JWT, webhook, OIDC). */
   tokenSources?: TokenAuthenticator[];
+  /** Requests' tokens must be meant for these audiences (sources that know audiences are held to it). */
+  tokenAudiences?: AudienceCheck;
   /** More request authenticators, run last. */
   authenticators?: Authenticator[];
 }
@@ -61,8 +64,8 @@ export interface BuiltAuthenticator {
    * Settled at once (no promise) when every authenticator it runs answers at once.
    */
   authenticate(req: ServerAuthnRequest): Settled<UserInfo>;
-  /** Bearer authenticators for TokenReview (see reviewToken). */
-  tokenAuthenticators: Authenticator[];
+  /** The token sources, in order and not held to tokenAudiences: TokenReview judges for its own (see reviewToken). */
+  tokenSources: TokenAuthenticator[];
   /** The WWW-Authenticate value sent with 401s, when basic auth is configured. */
   challenge?: string;
   /** Names of the authenticators in evaluation order (for logs and diagnostics). */
@@ -91,15 +94,14 @@ export async function buildAuthenticator(opts: AuthnOptions): Promise<BuiltAuthe
   const sources: TokenAuthenticator[] = [];
   if (opts.tokenAuthFile) sources.push(tokenFileAuthenticatorFromFile(opts.tokenAuthFile));
   sources.push(...(opts.tokenSources ?? []));
-  const tokenAuthenticators = sources.map(bearerAuthenticator);
-  chain.push(...tokenAuthenticators, ...(opts.authenticators ?? []));
+  chain.push(...sources.map((s) => bearerAuthenticator(boundToAudiences(s, opts.tokenAudiences))), ...(opts.authenticators ?? []));
 
   const anonymous = opts.anonymousAuth ?? true;
   const challenge = opts.basicAuthFile ? BASIC_CHALLENGE : undefined;
   const unauthorized = (): StatusError => errors.unauthorized('Unauthorized', challenge ? { 'WWW-Authenticate': challenge } : {});
 
   return {
-    tokenAuthenticators,
+    tokenSources: sources,
     challenge,
     names: chain.map((a) => a.name),
     stripProxyHeaders(headers, headersDistinct) {

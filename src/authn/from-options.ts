@@ -6,6 +6,7 @@ import type { AuthenticationOptions } from '../config/authentication.ts';
 import { buildAuthenticator, type BuiltAuthenticator } from './build.ts';
 import { remoteTokenSources } from './remote.ts';
 import type { TokenAuthenticator } from './token.ts';
+import type { AudienceCheck } from './audiences.ts';
 
 export interface UnionExtras {
   /** The service-account token source (its keys and lookup are the caller's to choose). */
@@ -14,6 +15,8 @@ export interface UnionExtras {
   lastTokenSources?: TokenAuthenticator[];
   /** Where the remote authenticators report their provider's state (never a credential). */
   log?: (msg: string) => void;
+  /** The audiences requests' tokens must be meant for; default: --api-audiences, implicit for tokens that name none. */
+  tokenAudiences?: AudienceCheck;
 }
 
 export function authenticatorFromOptions(options: AuthenticationOptions, extras: UnionExtras = {}): Promise<BuiltAuthenticator> {
@@ -24,6 +27,7 @@ export function authenticatorFromOptions(options: AuthenticationOptions, extras:
     tokenAuthFile: options.tokenAuthFile,
     basicAuthFile: options.basicAuthFile,
     anonymousAuth: options.anonymousAuth,
+    tokenAudiences: extras.tokenAudiences ?? (options.apiAudiences?.length ? { wanted: options.apiAudiences, implicit: options.apiAudiences } : undefined),
     tokenSources: [
       ...(extras.serviceAccountTokens ? [extras.serviceAccountTokens] : []),
       ...remote.tokenSources,

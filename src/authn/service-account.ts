@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { decodeJwt, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ApiObject } from '../api/object.ts';
 import { AuthnError, type UserInfo } from './types.ts';
-import type { TokenAuthenticator } from './token.ts';
+import { requireAudiences, type TokenAuthenticator } from './token.ts';
+import type { AudienceCheck, AudiencedUser } from './audiences.ts';
 
 export const SERVICE_ACCOUNT_ISSUER = 'platform/serviceaccount';
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
@@ -121,22 +122,37 @@ export interface ServiceAccountAuthenticatorOptions {
 }
 
 export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
+  /** The account's user and the token's `aud`, or null for a token that is not a service-account JWT. */
+  async function verify(token: string): Promise<{ user: UserInfo; audiences: string[] } | null> {
+    let unverified: JWTPayload;
+    try {
+      unverified = decodeJwt(token);
+    } catch {
+      return null; // not a JWT: someone else's token
+    }
+    if (unverified.iss !== SERVICE_ACCOUNT_ISSUER) return null;
+    const payload = await verifyWithAny(token, await opts.keys);
+    const c = readClaims(payload);
+    if (opts.lookup) checkLive(opts.lookup, token, c);
+    const user = { name: serviceAccountUsername(c.namespace, c.name), uid: c.uid, groups: serviceAccountGroups(c.namespace) };
+    return { user, audiences: audiencesOf(payload.aud) };
+  }
   return {
     name: 'service-account',
     async authenticateToken(token: string): Promise<UserInfo | null> {
-      let unverified: JWTPayload;
-      try {
-        unverified = decodeJwt(token);
-      } catch {
-        return null; // not a JWT: someone else's token
-      }
-      if (unverified.iss !== SERVICE_ACCOUNT_ISSUER) return null;
-      const payload = await verifyWithAny(token, await opts.keys);
-      const c = readClaims(payload);
-      if (opts.lookup) checkLive(opts.lookup, token, c);
-      return { name: serviceAccountUsername(c.namespace, c.name), uid: c.uid, groups: serviceAccountGroups(c.namespace) };
+      return (await verify(token))?.user ?? null;
+    },
+    async authenticateTokenFor(token: string, check: AudienceCheck): Promise<AudiencedUser | null> {
+      const found = await verify(token);
+      return found && requireAudiences(found.user, found.audiences, check);
     },
   };
+}
+
+/** A JWT's `aud`: one string or a list of them (RFC 7519 §4.1.3); anything else names none. */
+function audiencesOf(aud: unknown): string[] {
+  if (typeof aud === 'string') return aud === '' ? [] : [aud];
+  return Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string' && a !== '') : [];
 }
 
 /** Verify signature and issuer with each key in turn; the last failure (AuthnError) is the answer when none verifies. */

@@ -2,11 +2,50 @@
 // The bearer wrapper turns one into a request Authenticator, as the reference server does: one
 // bearer authenticator per token source, each in the union.
 import { AuthnError, type Authenticator, type AuthnRequest, type Settled, type UserInfo } from './types.ts';
+import { audiencesMet, notMeantFor, type AudienceCheck, type AudiencedUser } from './audiences.ts';
 
 export interface TokenAuthenticator {
   readonly name: string;
   /** `null`: not a token this source knows; throw AuthnError for a token of its kind that is bad. */
   authenticateToken(token: string): Settled<UserInfo | null>;
+  /**
+   * Sources that know their tokens' audiences (src/authn/audiences.ts): the token judged for
+   * `check`, with the wanted audiences it is meant for; AuthnError when it is meant for none.
+   */
+  authenticateTokenFor?(token: string, check: AudienceCheck): Settled<AudiencedUser | null>;
+}
+
+/** A token judged for audiences: by the source when it knows them, else as meant for the implicit ones. */
+export function judgeToken(source: TokenAuthenticator, token: string, check: AudienceCheck): Settled<AudiencedUser | null> {
+  if (source.authenticateTokenFor) return source.authenticateTokenFor(token, check);
+  const audiences = audiencesMet([], check);
+  // not meant for them, whatever it is: left to the other sources, as the ecosystem's server does
+  if (audiences.length === 0) return null;
+  const user = source.authenticateToken(token);
+  const withAudiences = (u: UserInfo | null): AudiencedUser | null => (u === null ? null : { user: u, audiences });
+  return user instanceof Promise ? user.then(withAudiences) : withAudiences(user);
+}
+
+/** A source that knows audiences, held to `check` on every token; the others are returned as they are. */
+export function boundToAudiences(source: TokenAuthenticator, check: AudienceCheck | undefined): TokenAuthenticator {
+  const judge = source.authenticateTokenFor?.bind(source);
+  if (!check || !judge) return source;
+  const userOf = (r: AudiencedUser | null): UserInfo | null => r && r.user;
+  return {
+    name: source.name,
+    authenticateToken(token) {
+      const r = judge(token, check);
+      return r instanceof Promise ? r.then(userOf) : userOf(r);
+    },
+    authenticateTokenFor: judge,
+  };
+}
+
+/** For sources whose tokens name their audiences: the user when the token is meant for one wanted. */
+export function requireAudiences(user: UserInfo, tokenAudiences: readonly string[], check: AudienceCheck): AudiencedUser {
+  const audiences = audiencesMet(tokenAudiences, check);
+  if (audiences.length === 0) throw new AuthnError(notMeantFor(check));
+  return { user, audiences };
 }
 
 /**

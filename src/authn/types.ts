@@ -35,6 +35,8 @@ export interface TokenReviewStatus {
   authenticated: boolean;
   user?: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
   error?: string;
+  /** The audiences asked about that the token is meant for (when audiences were asked about). */
+  audiences?: string[];
 }
 
 export class AuthnError extends Error {}

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { getOwn, type JsonValue } from '../api/safe-json.ts';
 import { loadKubeconfig } from '../config/kubeconfig.ts';
 import { AuthnError, type UserInfo } from './types.ts';
-import type { TokenAuthenticator } from './token.ts';
+import { requireAudiences, type TokenAuthenticator } from './token.ts';
+import type { AudienceCheck, AudiencedUser } from './audiences.ts';
 import { exchangeJson, failureText, isObject, tlsAgent } from './remote-json.ts';
 
 export interface WebhookTokenOptions {
@@ -22,8 +23,14 @@ const API_VERSIONS = { v1beta1: 'authentication.platform.io/v1beta1', v1: 'authe
 const MAX_GROUPS = 1024;
 
 interface Cached {
-  user: UserInfo | null;
+  answer: Reviewed | null;
   expires: number;
+}
+
+/** An authenticated review's user and the audiences its answer named. */
+interface Reviewed {
+  user: UserInfo;
+  audiences: string[];
 }
 
 function strings(v: JsonValue | undefined): string[] | undefined {
@@ -31,7 +38,7 @@ function strings(v: JsonValue | undefined): string[] | undefined {
 }
 
 /** The user of a TokenReview answer's status, null when not authenticated; throws when malformed. */
-export function userOfReview(review: JsonValue | undefined): UserInfo | null {
+export function userOfReview(review: JsonValue | undefined): Reviewed | null {
   const status = isObject(review) ? getOwn(review, 'status') : undefined;
   if (!isObject(status)) throw new Error('answer has no status');
   if (getOwn(status, 'authenticated') !== true) return null;
@@ -50,7 +57,7 @@ export function userOfReview(review: JsonValue | undefined): UserInfo | null {
     }
     if (Object.keys(out).length > 0) user.extra = { ...out };
   }
-  return user;
+  return { user, audiences: (strings(getOwn(status, 'audiences')) ?? []).filter((a) => a !== '') };
 }
 
 export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthenticator {
@@ -60,10 +67,11 @@ export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthe
   const apiVersion = API_VERSIONS[opts.version];
   const cache = new Map<string, Cached>();
 
-  async function ask(token: string): Promise<UserInfo | null> {
+  async function ask(token: string, audiences: readonly string[]): Promise<Reviewed | null> {
+    const spec = audiences.length > 0 ? { token, audiences } : { token };
     const res = await exchangeJson(agent, cfg.server, {
       method: 'POST',
-      body: { apiVersion, kind: 'TokenReview', spec: { token } },
+      body: { apiVersion, kind: 'TokenReview', spec },
       timeoutMs: opts.timeoutMs,
       headers: cfg.token ? { authorization: `Bearer ${cfg.token}` } : {},
     });
@@ -71,32 +79,45 @@ export function webhookTokenAuthenticator(opts: WebhookTokenOptions): TokenAuthe
     return userOfReview(res.json);
   }
 
+  /** The webhook's answer for the token asked about these audiences (cached per both). */
+  async function review(token: string, audiences: readonly string[]): Promise<Reviewed | null> {
+    const key = createHash('sha256').update(token, 'utf8').update(`\n${JSON.stringify(audiences)}`).digest('base64');
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && hit.expires > now) return hit.answer;
+    let answer: Reviewed | null;
+    try {
+      answer = await ask(token, audiences);
+    } catch {
+      // one retry after a short pause, as the reference's backoff starts at 500 ms
+      await new Promise((r) => setTimeout(r, 500));
+      try {
+        answer = await ask(token, audiences);
+      } catch (e2) {
+        throw new AuthnError(`token webhook: ${failureText(e2)}`);
+      }
+    }
+    cache.delete(key);
+    if (opts.cacheTtlMs > 0) {
+      // bounded: the oldest entry goes first
+      if (cache.size >= WEBHOOK_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(key, { answer, expires: now + opts.cacheTtlMs });
+    }
+    return answer;
+  }
+
+  // each caller gets its own copy: the cached answer is never shared
+  const copy = (u: UserInfo): UserInfo => ({ ...u, groups: [...u.groups] });
+
   return {
     name: 'webhook-token',
     async authenticateToken(token: string): Promise<UserInfo | null> {
-      const key = createHash('sha256').update(token, 'utf8').digest('base64');
-      const now = Date.now();
-      const hit = cache.get(key);
-      if (hit && hit.expires > now) return hit.user && { ...hit.user, groups: [...hit.user.groups] };
-      let user: UserInfo | null;
-      try {
-        user = await ask(token);
-      } catch {
-        // one retry after a short pause, as the reference's backoff starts at 500 ms
-        await new Promise((r) => setTimeout(r, 500));
-        try {
-          user = await ask(token);
-        } catch (e2) {
-          throw new AuthnError(`token webhook: ${failureText(e2)}`);
-        }
-      }
-      cache.delete(key);
-      if (opts.cacheTtlMs > 0) {
-        // bounded: the oldest entry goes first
-        if (cache.size >= WEBHOOK_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(key, { user, expires: now + opts.cacheTtlMs });
-      }
-      return user && { ...user, groups: [...user.groups] };
+      const answer = await review(token, []);
+      return answer && copy(answer.user);
+    },
+    async authenticateTokenFor(token: string, check: AudienceCheck): Promise<AudiencedUser | null> {
+      const answer = await review(token, check.wanted);
+      return answer && requireAudiences(copy(answer.user), answer.audiences, check);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface AuthenticationOptions {
   requestheaderExtraHeadersPrefix: string[];
   serviceAccountKeyFile: string[];
   serviceAccountLookup: boolean;
+  /** The audiences requests' tokens are meant for (a token that names none is meant for these). */
+  apiAudiences: string[];
   /** OpenID Connect (authn-authz §4.8): on when the issuer URL is set. */
   oidcIssuerUrl?: string;
   oidcClientId?: string;
@@ -49,6 +51,7 @@ export const authentication: Concern<AuthenticationOptions> = {
     { name: 'requestheader-group-headers', key: 'requestheaderGroupHeaders', type: 'list', value: 'HEADER', help: 'Group headers.' },
     { name: 'requestheader-extra-headers-prefix', key: 'requestheaderExtraHeadersPrefix', type: 'list', value: 'PREFIX', help: 'Extra-attribute header prefixes.' },
     { name: 'service-account-key-file', key: 'serviceAccountKeyFile', type: 'list', value: 'FILE', help: 'Key(s) that sign and verify service account tokens.' },
+    { name: 'api-audiences', key: 'apiAudiences', type: 'list', value: 'AUDIENCE', help: "This server's audiences (default none: nothing checked): a service-account JWT whose aud names none of them is refused, and a TokenReview that names no spec.audiences asks about these. See docs/authentication.md." },
     { name: 'service-account-lookup', key: 'serviceAccountLookup', type: 'bool', help: "Check that a token's secret and account still exist." },
     { name: 'oidc-issuer-url', key: 'oidcIssuerUrl', type: 'string', value: 'URL', help: 'OpenID Connect provider (https); enables OIDC id_token authentication.' },
     { name: 'oidc-client-id', key: 'oidcClientId', type: 'string', value: 'ID', help: 'Client id every OIDC token must be issued for (aud); required with --oidc-issuer-url.' },
@@ -73,6 +76,7 @@ export const authentication: Concern<AuthenticationOptions> = {
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     serviceAccountKeyFile: [],
     serviceAccountLookup: true,
+    apiAudiences: [],
     oidcUsernameClaim: 'sub',
     oidcRequiredClaim: [],
     oidcSigningAlgs: ['RS256'],

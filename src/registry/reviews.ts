@@ -14,8 +14,8 @@ import type { RestRequest } from './rest.ts';
 
 /** Decides a validated review spec (the server's authorizer union, through the SAR conversion). */
 export type ReviewDecider = (spec: SubjectAccessReviewSpec) => Promise<Decision> | Decision;
-/** Judges a bearer token (the server's token authenticators). */
-export type TokenReviewer = (token: string) => Promise<TokenReviewStatus>;
+/** Judges a bearer token (the server's token authenticators), for the audiences asked about (may be none). */
+export type TokenReviewer = (token: string, audiences: readonly string[]) => Promise<TokenReviewStatus>;
 
 export type { NonResourceRule, ResourceRule, SubjectRules } from '../authz/types.ts';
 /** Lists the rules the server's authorizers grant a user in a namespace (the union's rulesFor). */
@@ -87,9 +87,14 @@ export function tokenReviewHandler(review: TokenReviewer): Map<string, SpecialHa
     if (!isPlainObject(spec) || typeof spec.token !== 'string' || spec.token === '') {
       throw errors.invalid(req.def.group, 'TokenReview', '', [field.required('spec.token')]);
     }
-    const status = await review(spec.token);
+    const audiences = spec.audiences ?? [];
+    if (!Array.isArray(audiences) || !audiences.every((a): a is string => typeof a === 'string' && a !== '')) {
+      throw errors.invalid(req.def.group, 'TokenReview', '', [field.invalid('spec.audiences', audiences, 'must be a list of non-empty strings')]);
+    }
+    const status = await review(spec.token, audiences);
     // the token is a credential: never echo it back
-    return { status: 201, body: { kind: 'TokenReview', apiVersion: apiVersionOf(req.def), metadata: {}, spec: {}, status: status as unknown as JsonObject } };
+    const echoed = audiences.length > 0 ? { audiences } : {};
+    return { status: 201, body: { kind: 'TokenReview', apiVersion: apiVersionOf(req.def), metadata: {}, spec: echoed, status: status as unknown as JsonObject } };
   };
   return new Map([['tokenreviews', handler]]);
 }

@@ -83,7 +83,13 @@ export function reviewDecider(authorizer: Authorizer): ReviewDecider {
   };
 }
 
-/** TokenReview asks the bearer-token authenticators only. */
-export function tokenReviewer(authenticator: Pick<BuiltAuthenticator, 'tokenAuthenticators'>): TokenReviewer {
-  return (token) => reviewToken(authenticator.tokenAuthenticators, token);
+/**
+ * TokenReview asks the bearer-token authenticators only, for the review's audiences or else the
+ * server's (--api-audiences); a token that names none is meant for the server's.
+ */
+export function tokenReviewer(authenticator: Pick<BuiltAuthenticator, 'tokenSources'>, apiAudiences: readonly string[]): TokenReviewer {
+  return (token, asked) => {
+    const wanted = asked.length > 0 ? asked : apiAudiences;
+    return reviewToken(authenticator.tokenSources, token, wanted.length > 0 ? { wanted, implicit: apiAudiences } : undefined);
+  };
 }

@@ -173,7 +173,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       authorizer,
       rbac: rbac && { policy: rbac.policy, superUser: options.authorizationRbacSuperUser },
       decideReview: reviewDecider(authorizer),
-      reviewToken: tokenReviewer(authenticator),
+      reviewToken: tokenReviewer(authenticator, options.apiAudiences),
       tokenIssuer: tokenIssuer(keys),
       caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
       addresses,

@@ -15,7 +15,7 @@ import { buildServerOptions } from '../../src/config/options.ts';
 interface Review {
   apiVersion: string;
   kind: string;
-  spec: { token: string };
+  spec: { token: string; audiences?: string[] };
 }
 
 const received: Review[] = [];
@@ -64,10 +64,14 @@ test.before(async () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         if (mode === 'garbage') return void res.end('{"status": 7');
         const { token } = review.spec;
+        // aud-<a>-token: a token meant for audience <a>, which the answer names
+        const aud = /^aud-(\w+)-token$/.exec(token);
         const status =
           token === 'jane-token'
             ? { authenticated: true, user: { username: 'jane@example.com', uid: '42', groups: ['developers', 'qa'], extra: { extrafield1: ['extravalue1', 'extravalue2'] } } }
-            : { authenticated: false };
+            : aud
+              ? { authenticated: true, user: { username: `robot-${aud[1]}`, groups: [] }, audiences: [aud[1]] }
+              : { authenticated: false };
         res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status }));
       });
     },
@@ -144,6 +148,23 @@ test.serial('a failing webhook is a 401 for that token, never a 500; other crede
   const noCert = kubeconfigFor((hook.address() as AddressInfo).port, false);
   await withServer({ authenticationTokenWebhookConfigFile: noCert, authenticationTokenWebhookCacheTtl: '0' }, async (s) => {
     t.is((await s.req('GET', '/api/v1/namespaces', undefined, bearer('jane-token'))).status, 401);
+  });
+});
+
+test.serial('--api-audiences: the webhook is asked about them; an answer naming others is refused, one naming none is meant for them', async (t) => {
+  mode = 'ok';
+  await withServer({ apiAudiences: ['api', 'metrics'] }, async (s) => {
+    const before = received.length;
+    t.is((await s.req('GET', '/api/v1/namespaces', undefined, bearer('jane-token'))).status, 200, 'no audiences in the answer: the server\'s');
+    t.deepEqual(received.at(-1)!.spec.audiences, ['api', 'metrics']);
+    t.is((await s.req('GET', '/api/v1/namespaces', undefined, bearer('aud-metrics-token'))).status, 200);
+    t.is((await s.req('GET', '/api/v1/namespaces', undefined, bearer('aud-elsewhere-token'))).status, 401);
+    // a review about other audiences is passed on as asked, and cached apart from the request path's
+    const r = await s.req('POST', '/apis/authentication.platform.io/v1beta1/tokenreviews', { spec: { token: 'aud-elsewhere-token', audiences: ['elsewhere'] } });
+    t.true(r.json.status.authenticated, r.text);
+    t.deepEqual(r.json.status.audiences, ['elsewhere']);
+    t.deepEqual(received.at(-1)!.spec.audiences, ['elsewhere']);
+    t.is(received.length, before + 4);
   });
 });
 

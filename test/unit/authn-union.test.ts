@@ -148,9 +148,9 @@ test('built: a bad file fails the build naming file and line', async (t) => {
 
 test('TokenReview: the token authenticators judge the token', async (t) => {
   const a = await buildAuthenticator({ tokenAuthFile: tokens, basicAuthFile: passwords });
-  t.deepEqual(await reviewToken(a.tokenAuthenticators, 'tok-b'), { authenticated: true, user: { username: 'bob', uid: 'uid-b', groups: ['system:authenticated'] } });
-  t.deepEqual(await reviewToken(a.tokenAuthenticators, 'nope'), { authenticated: false, error: 'invalid bearer token' });
-  t.deepEqual(await reviewToken(a.tokenAuthenticators, ''), { authenticated: false });
-  t.deepEqual(await reviewToken(a.tokenAuthenticators, 'tok-b trailing'), { authenticated: false }, 'only the exact token');
+  t.deepEqual(await reviewToken(a.tokenSources, 'tok-b'), { authenticated: true, user: { username: 'bob', uid: 'uid-b', groups: ['system:authenticated'] } });
+  t.deepEqual(await reviewToken(a.tokenSources, 'nope'), { authenticated: false, error: 'invalid bearer token' });
+  t.deepEqual(await reviewToken(a.tokenSources, ''), { authenticated: false });
+  t.deepEqual(await reviewToken(a.tokenSources, 'tok-b trailing'), { authenticated: false }, 'only the exact token');
   t.deepEqual(await reviewToken([], 'tok-b'), { authenticated: false });
 });
