@@ -44,6 +44,7 @@ const spec = {
     { name: 'tls-min-version', key: 'tls-min-version', type: 'string', value: 'VERSION', help: 'Lowest TLS version the HTTPS listener offers: VersionTLS12 (default) or VersionTLS13; lower versions are refused.' },
     { name: 'tls-cipher-suites', key: 'tls-cipher-suites', type: 'list', value: 'SUITE', help: 'TLS 1.2 cipher suites offered, IANA names as Go and kube-rbac-proxy take them (TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,...); the TLS 1.3 suites are always on. Default: Node\'s.' },
     ...authnFlags,
+    { name: 'auth-token-audiences', key: 'auth-token-audiences', type: 'list', value: 'AUDIENCE', help: "Bearer tokens must be meant for one of these (kube-rbac-proxy's flag): a service-account JWT's aud must name one, and the API server (--kubeconfig) or token webhook must name one in status.audiences; a JWT without aud, or an answer without audiences, is refused. Token-file and OIDC tokens are not affected." },
     { name: 'kubeconfig', key: 'kubeconfig', type: 'string', value: 'FILE', help: 'Delegate to this API server: bearer tokens by TokenReview, decisions by SubjectAccessReview (after the local authenticators and policy).' },
     { name: 'delegation-allowed-ttl', key: 'delegation-allowed-ttl', type: 'int', value: 'SECONDS', help: 'How long an accepted token or an allow is cached (default 120; 0: not cached).' },
     { name: 'delegation-denied-ttl', key: 'delegation-denied-ttl', type: 'int', value: 'SECONDS', help: 'How long a rejected token or a denial is cached (default 10; 0: not cached).' },
@@ -112,6 +113,7 @@ async function runProxy(argv: string[]): Promise<number> {
       tlsPrivateKeyFile: v['tls-private-key-file'],
       ...tls,
       authentication: authn,
+      tokenAudiences: v['auth-token-audiences'],
       policy: policySourceValues(v),
       delegation: v.kubeconfig
         ? {

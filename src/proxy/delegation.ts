@@ -7,7 +7,8 @@
 import { hash } from 'node:crypto';
 import { request } from 'undici';
 import { AuthnError, type UserInfo } from '../authn/types.ts';
-import type { TokenAuthenticator } from '../authn/token.ts';
+import { requireAudiences, type TokenAuthenticator } from '../authn/token.ts';
+import type { AudienceCheck, AudiencedUser } from '../authn/audiences.ts';
 import { subjectAccessReviewJson, toSubjectAccessReview } from '../authz/sar.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../authz/types.ts';
 import { openRemote } from './remote.ts';
@@ -70,6 +71,13 @@ const MAX_REASON = 4096;
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** An authenticated review's user and the audiences the API server said the token is meant for. */
+interface Reviewed {
+  user: UserInfo;
+  audiences: string[];
+}
 
 export function createDelegation(o: DelegationOptions): Delegation {
   const { base, agent, auth } = openRemote(o.kubeconfig);
@@ -103,39 +111,48 @@ export function createDelegation(o: DelegationOptions): Delegation {
     return parsed.status;
   }
 
-  const users = new TtlCache<UserInfo | null>(max, stale);
+  const users = new TtlCache<Reviewed | null>(max, stale);
+  /** The API server's answer for the token asked about these audiences (cached per both). */
+  async function review(token: string, audiences: readonly string[]): Promise<Reviewed> {
+    // keyed by a digest: the cache never holds a token
+    const key = digest(`${token}\n${JSON.stringify(audiences)}`);
+    const hit = users.get(key);
+    if (hit !== undefined) {
+      if (hit === null) throw new AuthnError('token rejected by the API server');
+      return hit;
+    }
+    calls.tokenReviews++;
+    let status: Json;
+    try {
+      const spec = audiences.length > 0 ? { token, audiences } : { token };
+      status = await post('/apis/authentication.platform.io/v1beta1/tokenreviews', { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec });
+    } catch {
+      const old = users.getStale(key);
+      if (old === undefined) throw new AuthnError('the token could not be reviewed');
+      calls.staleAnswers++;
+      if (old === null) throw new AuthnError('token rejected by the API server');
+      return old;
+    }
+    const u = status.user;
+    if (status.authenticated !== true || !isObj(u) || typeof u.username !== 'string' || u.username === '') {
+      users.set(key, null, deniedTtl);
+      throw new AuthnError('token rejected by the API server');
+    }
+    const extra: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+    if (isObj(u.extra)) for (const [k, v] of Object.entries(u.extra)) extra[k] = strings(v);
+    const user: UserInfo = { name: u.username, groups: strings(u.groups), ...(typeof u.uid === 'string' && u.uid ? { uid: u.uid } : {}), ...(Object.keys(extra).length ? { extra: { ...extra } } : {}) };
+    const answer = { user, audiences: strings(status.audiences).filter((a) => a !== '') };
+    users.set(key, answer, allowedTtl);
+    return answer;
+  }
   const tokenReview: TokenAuthenticator = {
     name: 'token-review',
-    async authenticateToken(token: string): Promise<UserInfo | null> {
-      // keyed by a digest: the cache never holds a token
-      const key = digest(token);
-      const hit = users.get(key);
-      if (hit !== undefined) {
-        if (hit === null) throw new AuthnError('token rejected by the API server');
-        return hit;
-      }
-      calls.tokenReviews++;
-      let status: Json;
-      try {
-        status = await post('/apis/authentication.platform.io/v1beta1/tokenreviews', { apiVersion: 'authentication.platform.io/v1beta1', kind: 'TokenReview', spec: { token } });
-      } catch {
-        const old = users.getStale(key);
-        if (old === undefined) throw new AuthnError('the token could not be reviewed');
-        calls.staleAnswers++;
-        if (old === null) throw new AuthnError('token rejected by the API server');
-        return old;
-      }
-      const u = status.user;
-      if (status.authenticated !== true || !isObj(u) || typeof u.username !== 'string' || u.username === '') {
-        users.set(key, null, deniedTtl);
-        throw new AuthnError('token rejected by the API server');
-      }
-      const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-      const extra: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-      if (isObj(u.extra)) for (const [k, v] of Object.entries(u.extra)) extra[k] = strings(v);
-      const user: UserInfo = { name: u.username, groups: strings(u.groups), ...(typeof u.uid === 'string' && u.uid ? { uid: u.uid } : {}), ...(Object.keys(extra).length ? { extra: { ...extra } } : {}) };
-      users.set(key, user, allowedTtl);
-      return user;
+    async authenticateToken(token: string): Promise<UserInfo> {
+      return (await review(token, [])).user;
+    },
+    async authenticateTokenFor(token: string, check: AudienceCheck): Promise<AudiencedUser> {
+      const answer = await review(token, check.wanted);
+      return requireAudiences(answer.user, answer.audiences, check);
     },
   };
 

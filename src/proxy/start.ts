@@ -32,6 +32,12 @@ export interface ProxyOptions {
   insecureListenAddress?: string;
   /** The server's authentication options (--service-account-lookup is not available: no store). */
   authentication?: Partial<AuthenticationOptions>;
+  /**
+   * --auth-token-audiences: the sources that know audiences (service-account JWTs, the token
+   * webhook, delegation's TokenReview) must find the token meant for one of these; a token or an
+   * answer that names no audience is refused (src/authn/audiences.ts).
+   */
+  tokenAudiences?: string[];
   /** Policy sources as `portcullis can-i` takes them: policy-file (ABAC), rbac, bundle. */
   policy: Record<string, string[] | undefined>;
   entrypoint?: string;
@@ -81,6 +87,10 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   if (!o.secureListenAddress && !o.insecureListenAddress) throw new Error('give --secure-listen-address or --insecure-listen-address');
   if (o.secureListenAddress && (!o.tlsCertFile || !o.tlsPrivateKeyFile)) throw new Error('--secure-listen-address needs --tls-cert-file and --tls-private-key-file');
   const authn = o.authentication ?? {};
+  if (o.tokenAudiences?.length && !authn.serviceAccountKeyFile?.length && !authn.authenticationTokenWebhookConfigFile && !o.delegation) {
+    // the other sources' tokens name no audience: the flag would check nothing
+    throw new Error('--auth-token-audiences needs a token source that knows audiences: --service-account-key-file, --authentication-token-webhook-config-file or --kubeconfig');
+  }
   const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
   const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
   // the server's union from the same options (the concern's defaults under what was given); a proxy
@@ -90,6 +100,7 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     {
       serviceAccountTokens: saKeys ? serviceAccountTokenAuthenticator({ keys: Promise.resolve(saKeys) }) : undefined,
       lastTokenSources: delegation ? [delegation.tokenReview] : [],
+      tokenAudiences: o.tokenAudiences?.length ? { wanted: o.tokenAudiences, implicit: [] } : undefined,
       log,
     },
   );
