@@ -23,9 +23,10 @@ export interface AudiencedUser {
   audiences: string[];
 }
 
-/** The members of `a` also in `b`, in `a`'s order, once each. */
+/** The members of `a` also in `b`, in `a`'s order, once each; linear, as either list may be a caller's. */
 export function intersect(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set(a.filter((x) => b.includes(x)))];
+  const inB = new Set(b);
+  return [...new Set(a.filter((x) => inB.has(x)))];
 }
 
 /** The wanted audiences a token meant for `tokenAudiences` (the implicit ones when it names none) meets. */
