@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { decodeJwt, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { ApiObject } from '../api/object.ts';
 import { AuthnError, type UserInfo } from './types.ts';
-import { requireAudiences, type TokenAuthenticator } from './token.ts';
+import { MAX_TOKEN_LENGTH, requireAudiences, type TokenAuthenticator } from './token.ts';
 import type { AudienceCheck, AudiencedUser } from './audiences.ts';
 
 export const SERVICE_ACCOUNT_ISSUER = 'platform/serviceaccount';
@@ -124,6 +124,7 @@ export interface ServiceAccountAuthenticatorOptions {
 export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   /** The account's user and the token's `aud`, or null for a token that is not a service-account JWT. */
   async function verify(token: string): Promise<{ user: UserInfo; audiences: string[] } | null> {
+    if (token.length > MAX_TOKEN_LENGTH) return null; // no header carries it: not a bearer token
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);
@@ -157,6 +158,8 @@ function audiencesOf(aud: unknown): string[] {
 
 /** Verify signature and issuer with each key in turn; the last failure (AuthnError) is the answer when none verifies. */
 export async function verifyWithAny(token: string, keys: readonly KeyObject[]): Promise<JWTPayload> {
+  // its header is parsed before the signature is checked: a stored secret's token is the caller's
+  if (token.length > MAX_TOKEN_LENGTH) throw new AuthnError('the token is longer than a request header may be');
   let last = 'no service account keys configured';
   for (const key of keys) {
     try {

@@ -3,7 +3,7 @@
 // review's spec.audiences, else the server's --api-audiences — the token must be meant for one of
 // them (src/authn/audiences.ts), and status.audiences says which.
 import type { Authenticator, TokenReviewStatus, UserInfo } from './types.ts';
-import { bearerAuthenticator, judgeToken, type TokenAuthenticator } from './token.ts';
+import { bearerAuthenticator, judgeToken, MAX_TOKEN_LENGTH, type TokenAuthenticator } from './token.ts';
 import type { AudienceCheck, AudiencedUser } from './audiences.ts';
 import { runUnion } from './union.ts';
 import { withAuthenticatedGroup } from './anonymous.ts';
@@ -11,6 +11,7 @@ import { withAuthenticatedGroup } from './anonymous.ts';
 export type { TokenReviewStatus };
 
 export async function reviewToken(sources: readonly TokenAuthenticator[], token: string, check?: AudienceCheck): Promise<TokenReviewStatus> {
+  if (token.length > MAX_TOKEN_LENGTH) return { authenticated: false, error: `the token is longer than a request header may be (${MAX_TOKEN_LENGTH} bytes)` };
   // The header form splits on spaces; a token with whitespace could only be judged by its first word.
   if (token === '' || /\s/.test(token)) return { authenticated: false };
   const met = new Map<string, string[]>();

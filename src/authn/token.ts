@@ -1,6 +1,7 @@
 // Token sources (static file now; service-account JWT, webhook, OIDC later) look at a bare token.
 // The bearer wrapper turns one into a request Authenticator, as the reference server does: one
 // bearer authenticator per token source, each in the union.
+import { maxHeaderSize } from 'node:http';
 import { AuthnError, type Authenticator, type AuthnRequest, type Settled, type UserInfo } from './types.ts';
 import { audiencesMet, notMeantFor, type AudienceCheck, type AudiencedUser } from './audiences.ts';
 
@@ -65,6 +66,13 @@ export function bearerTokenOf(header: string | undefined): string | null {
 }
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';
+
+/**
+ * The longest token judged: one no request header could carry is no bearer token. JWT sources parse
+ * a token's JSON before its signature is checked, and a TokenReview body or a stored secret is not
+ * bounded by a header: 2 MB of nested brackets held the event loop for 450 ms.
+ */
+export const MAX_TOKEN_LENGTH = maxHeaderSize;
 
 /** A bearer token no source knows is a bad credential, not an absent one. */
 function known(user: UserInfo | null): UserInfo {

@@ -67,3 +67,18 @@ test('intersect is linear: two lists of 100,000 audiences, a caller\'s and an an
   // quadratic, this is 10^10 comparisons (tens of seconds); linear, a few milliseconds
   t.true(Number(process.hrtime.bigint() - started) / 1e6 < 2000);
 });
+
+test('JWT sources do not parse a token longer than a request header may be', async (t) => {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { serviceAccountTokenAuthenticator, verifyWithAny } = await import('../../src/authn/service-account.ts');
+  const { MAX_TOKEN_LENGTH } = await import('../../src/authn/token.ts');
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+  // a header of nested brackets: parsed before any signature check, it held the loop (a stored secret's token)
+  const n = MAX_TOKEN_LENGTH;
+  const deep = `${Buffer.from('['.repeat(n) + ']'.repeat(n)).toString('base64url')}.e30.sig`;
+  await t.throwsAsync(verifyWithAny(deep, [key]), { instanceOf: AuthnError, message: 'the token is longer than a request header may be' });
+  const sa = serviceAccountTokenAuthenticator({ keys: [key] });
+  t.is(await sa.authenticateToken(`e30.${Buffer.from('['.repeat(n) + ']'.repeat(n)).toString('base64url')}.sig`), null);
+  // at the limit the header is parsed, and refused as a JWT
+  await t.throwsAsync(verifyWithAny(`${'e'.repeat(MAX_TOKEN_LENGTH - 8)}.e30.sig`, [key]), { instanceOf: AuthnError, message: /Invalid|JWS|header/i });
+});

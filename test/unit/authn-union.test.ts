@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAuthenticator } from '../../src/authn/build.ts';
 import { reviewToken } from '../../src/authn/token-review.ts';
+import { MAX_TOKEN_LENGTH } from '../../src/authn/token.ts';
 import { runUnion } from '../../src/authn/union.ts';
 import { withAuthenticatedGroup, anonymousUser } from '../../src/authn/anonymous.ts';
 import { AuthnError, type Authenticator } from '../../src/authn/types.ts';
@@ -153,4 +154,15 @@ test('TokenReview: the token authenticators judge the token', async (t) => {
   t.deepEqual(await reviewToken(a.tokenSources, ''), { authenticated: false });
   t.deepEqual(await reviewToken(a.tokenSources, 'tok-b trailing'), { authenticated: false }, 'only the exact token');
   t.deepEqual(await reviewToken([], 'tok-b'), { authenticated: false });
+});
+
+test('TokenReview: a token longer than a request header may be is refused before any source parses it', async (t) => {
+  let asked = 0;
+  const counting = { name: 'jwt', authenticateToken: () => { asked++; return null; } };
+  // a JWT whose payload is nested brackets: parsed before its signature is checked, it held the loop
+  const deep = `e30.${Buffer.from('['.repeat(MAX_TOKEN_LENGTH) + ']'.repeat(MAX_TOKEN_LENGTH)).toString('base64url')}.sig`;
+  t.deepEqual(await reviewToken([counting], deep), { authenticated: false, error: `the token is longer than a request header may be (${MAX_TOKEN_LENGTH} bytes)` });
+  t.is(asked, 0);
+  t.deepEqual(await reviewToken([counting], 'x'.repeat(MAX_TOKEN_LENGTH)), { authenticated: false, error: 'invalid bearer token' }, 'at the limit: judged');
+  t.is(asked, 1);
 });
