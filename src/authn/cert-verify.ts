@@ -64,20 +64,36 @@ export interface VerifiedChain {
   notAfter: number;
 }
 
-function issues(issuer: Cert, child: Cert): boolean {
-  return issuer.x509.ca && child.x509.checkIssued(issuer.x509) && child.x509.verify(issuer.x509.publicKey);
+/**
+ * Signature checks one chain may cost, as Go's crypto/x509 counts them (maxChainSignatureChecks).
+ * The caller chooses the intermediates: CA certificates that share a name and a key each issue every
+ * other, and the depth-first search tried every ordering of them (8 such certificates held the event
+ * loop for 1.8 s, each one more about ten times longer), before the request was authenticated.
+ */
+export const MAX_SIGNATURE_CHECKS = 100;
+
+/** Signature checks made so far for one chain. */
+interface Budget {
+  checks: number;
+}
+
+function issues(issuer: Cert, child: Cert, budget: Budget): boolean {
+  // names and key identifiers first (no signature): most candidates stop here
+  if (!issuer.x509.ca || !child.x509.checkIssued(issuer.x509)) return false;
+  if (++budget.checks > MAX_SIGNATURE_CHECKS) throw new AuthnError('x509: signature check attempts limit reached while verifying certificate chain');
+  return child.x509.verify(issuer.x509.publicKey);
 }
 
 /** Depth-first path search from `cert` to a root of `pool`, through `intermediates`. */
-function findPath(cert: Cert, pool: CertPool, intermediates: Cert[], seen: Set<X509Certificate>, depth: number): Cert[] | null {
+function findPath(cert: Cert, pool: CertPool, intermediates: Cert[], seen: Set<X509Certificate>, depth: number, budget: Budget): Cert[] | null {
   for (const root of pool.certs) {
-    if (issues(root, cert)) return [root];
+    if (issues(root, cert, budget)) return [root];
   }
   if (depth >= MAX_DEPTH) return null;
   for (const mid of intermediates) {
-    if (seen.has(mid.x509) || !issues(mid, cert)) continue;
+    if (seen.has(mid.x509) || !issues(mid, cert, budget)) continue;
     seen.add(mid.x509);
-    const rest = findPath(mid, pool, intermediates, seen, depth + 1);
+    const rest = findPath(mid, pool, intermediates, seen, depth + 1, budget);
     seen.delete(mid.x509);
     if (rest) return [mid, ...rest];
   }
@@ -109,7 +125,7 @@ export function verifyClientChain(chain: readonly Buffer[], pool: CertPool): Ver
   if (pool.has(leaf.x509)) {
     path = [leaf];
   } else {
-    const rest = findPath(leaf, pool, intermediates, new Set([leaf.x509]), 0);
+    const rest = findPath(leaf, pool, intermediates, new Set([leaf.x509]), 0, { checks: 0 });
     if (!rest) throw new AuthnError('x509: certificate signed by unknown authority');
     path = [leaf, ...rest];
   }

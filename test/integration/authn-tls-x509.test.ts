@@ -80,6 +80,16 @@ test('a leaf issued by an intermediate verifies when the client sends the interm
   t.is(alone.status, 401, 'without the intermediate the chain does not reach the CA');
 });
 
+test('intermediates that each issue every other cost a bounded number of signature checks: 401 at once, the server keeps serving', async (t) => {
+  // one name, one key: every ordering of them is a path to try (8 of them held the server for 1.8 s)
+  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: leafKey }));
+  const leaf = issueClientCert(mids[0], { cn: 'admin', orgs: ['system:masters'], keyPem: leafKey });
+  const [r, other] = await Promise.all([get(h, { certPem: leaf.certPem + mids.map((m) => m.certPem).join(''), keyPem: leafKey }), get(h, identity(h.pki.adminCert, h.pki.adminKey))]);
+  t.is(r.status, 401);
+  t.is(r.body.reason, 'Unauthorized');
+  t.is(other.status, 200);
+});
+
 test('keep-alive: many requests on one connection reuse the verification and stay correct', async (t) => {
   const { Agent, request } = await import('undici');
   const id = identity(h.pki.adminCert, h.pki.adminKey);

@@ -9,7 +9,7 @@ import { initDevPki, selfSignedServingCert, issueClientCert, createCa, generateR
 import { run } from '../../src/cli/certs.ts';
 import { loadKubeconfig, parseKubeconfig, readKubeconfig, stringifyKubeconfig, resolveKubeconfig } from '../../src/config/kubeconfig.ts';
 import { subjectOf } from '../../src/authn/subject.ts';
-import { CertPool, verifyClientChain } from '../../src/authn/cert-verify.ts';
+import { CertPool, MAX_SIGNATURE_CHECKS, verifyClientChain } from '../../src/authn/cert-verify.ts';
 import { buildTlsServerOptions, peerChainOf } from '../../src/authn/tls.ts';
 import { AuthnError } from '../../src/authn/types.ts';
 
@@ -163,6 +163,32 @@ test('chain verification: messages for each failure; a CA in the pool may be pre
   t.throws(() => verifyClientChain([der(leaf)], CertPool.fromPem(oldCa.certPem, 'old')), { message: /expired/ });
   // Go semantics: a certificate that is itself in the pool verifies (the holder has the CA key).
   t.is(verifyClientChain([der(ca)], pool).subject.commonName, 'ca');
+});
+
+test('chain verification costs at most MAX_SIGNATURE_CHECKS signatures, whatever intermediates the client sends', (t) => {
+  const key = generateRsaKeyPem(1024);
+  const pool = CertPool.fromPem(createCa('real-ca').certPem, 'ca.crt');
+  const der = (c: { certPem: string }) => pemToDer(c.certPem);
+  // CA certificates with one name and one key: each issues every other, so every ordering is a path
+  // to try (8 of them took 1.8 s; 12 would take hours)
+  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: key }));
+  const chain = [der(issueClientCert(mids[0], { cn: 'mallory', keyPem: key })), ...mids.map(der)];
+  let checks = 0;
+  const verify = X509Certificate.prototype.verify;
+  X509Certificate.prototype.verify = function (this: X509Certificate, k) { checks++; return verify.call(this, k); };
+  try {
+    t.throws(() => verifyClientChain(chain, pool), { instanceOf: AuthnError, message: 'x509: signature check attempts limit reached while verifying certificate chain' });
+  } finally {
+    X509Certificate.prototype.verify = verify;
+  }
+  t.is(checks, MAX_SIGNATURE_CHECKS);
+  // a real chain as deep as the search goes still verifies
+  const root = createCa('root', { keyPem: key });
+  let issuer = root;
+  const path: { certPem: string }[] = [];
+  for (let i = 0; i < 7; i++) path.unshift((issuer = issueCert(issuer, { cn: `mid-${i}`, usage: 'ca', keyPem: key })));
+  const leaf = issueClientCert(issuer, { cn: 'deep', keyPem: key });
+  t.is(verifyClientChain([der(leaf), ...path.map(der), ...mids.map(der)], CertPool.fromPem(root.certPem, 'root')).subject.commonName, 'deep');
 });
 
 test('TLS options: request client certs only with a client CA, never reject at the TLS layer', (t) => {
