@@ -170,3 +170,34 @@ test('read-your-writes: the request right after an RBAC write is decided by the 
     await s.close();
   }
 });
+
+test('a small body whose rules break down into millions of atoms: refused by their count, or admitted when one rule the user holds covers it whole', async (t) => {
+  const s = await startRbacServer({ 'writer-token': ['writer', []], 'owner-token': ['owner', []] });
+  try {
+    await s.ensureNamespace('team');
+    const writeRoles = { verbs: ['create', 'get'], apiGroups: ['rbac.authorization.platform.io'], resources: ['roles'] };
+    await s.apply(role('team', 'role-writer', [writeRoles, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
+    await s.apply(role('team', 'owner-of-all', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
+    await s.apply(roleBinding('team', 'writers', 'Role', 'role-writer', [User('writer')]));
+    await s.apply(roleBinding('team', 'owners', 'Role', 'owner-of-all', [User('owner')]));
+    const list = (p: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${p}${i}`);
+    // 30 of each: 810,000 atoms from a body of under 1 KB (20 of each held the loop for 0.8 s and answered 13 MB)
+    const bomb = (name: string) => ({ apiVersion: RBAC_API, kind: 'Role', metadata: { name, namespace: 'team' }, rules: [{ apiGroups: list('g', 30), resources: list('r', 30), verbs: list('v', 30), resourceNames: list('n', 30) }] });
+    const path = `${RBAC}/namespaces/team/roles`;
+    const r = await s.req('writer-token', 'POST', path, bomb('bomb'));
+    t.is(r.status, 403, r.text);
+    t.is(r.json.reason, 'Forbidden');
+    t.regex(r.json.message, /attempt to grant extra privileges: the rules break down into 810000 combinations .* more than the 50000 one request may check/);
+    t.true(r.text.length < 2000);
+    t.is((await s.req(MASTER, 'GET', `${path}/bomb`)).status, 404, 'nothing written');
+    // the same rules from a user holding * in the namespace: one owner rule covers them whole
+    t.is((await s.req('owner-token', 'POST', path, bomb('fine'))).status, 201);
+    // under the limit, every missing atom is counted and the first 100 listed
+    const some = { apiVersion: RBAC_API, kind: 'Role', metadata: { name: 'some', namespace: 'team' }, rules: [{ apiGroups: list('g', 10), resources: list('r', 10), verbs: list('v', 10) }] };
+    const m = await s.req('writer-token', 'POST', path, some);
+    t.is(m.status, 403);
+    t.regex(m.json.message, /^roles\.rbac\.authorization\.platform\.io "some" is forbidden: attempt to grant extra privileges: \[\{Resources:\["r0"\], APIGroups:\["g0"\], Verbs:\["v0"\]\} .*\] \(and 900 more\) user=&\{writer /);
+  } finally {
+    await s.close();
+  }
+});

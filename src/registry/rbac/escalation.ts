@@ -9,7 +9,7 @@ import { roleKey, toRule } from '../../policy/rbac.ts';
 import { own, type CompiledPolicy, type Rule } from '../../policy/format.ts';
 import { isBindingKind, kindOfResource, RBAC_GROUP, RBAC_RESOURCES, toBindingObject, toRoleObject, type RbacKind } from '../../authz/rbac/objects.ts';
 import { privilegedReason } from '../../authz/rbac/authorizer.ts';
-import { compactRules, covers } from '../../authz/rbac/covers.ts';
+import { compactRules, covers, MAX_CHECKED_ATOMS } from '../../authz/rbac/covers.ts';
 import { rulesFor } from '../../authz/rbac/rules.ts';
 
 export interface EscalationDeps {
@@ -61,8 +61,13 @@ export function escalationAdmission(deps: EscalationDeps): AdmissionPlugin {
       const owner = rulesFor(deps.policy, user, namespace);
       const result = covers(owner.rules, servant);
       if (result.covered) return;
+      if (result.tooLarge !== undefined) {
+        throw errors.forbidden(gr, req.name,
+          `attempt to grant extra privileges: the rules break down into ${result.tooLarge} combinations of group, resource, verb and name that no single rule of the user holds, more than the ${MAX_CHECKED_ATOMS} one request may check; split them into smaller rules`);
+      }
+      const more = result.missingCount > result.missing.length ? ` (and ${result.missingCount - result.missing.length} more)` : '';
       throw errors.forbidden(gr, req.name,
-        `attempt to grant extra privileges: ${compactRules(result.missing)} user=${userText(user)} ownerrules=${compactRules(owner.rules)} ruleResolutionErrors=[${owner.errors.join(' ')}]`);
+        `attempt to grant extra privileges: ${compactRules(result.missing)}${more} user=${userText(user)} ownerrules=${compactRules(owner.rules)} ruleResolutionErrors=[${owner.errors.join(' ')}]`);
     },
   };
 }
