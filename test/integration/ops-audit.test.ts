@@ -206,3 +206,29 @@ test('RequestResponse: ResponseComplete carries the response object, bounded, ne
   t.is(ns.level, 'Metadata');
   t.false('responseObject' in ns);
 });
+
+test('a body refused as nested too deep is still audited: its event is written, without the body', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-audit-deep-'));
+  writeFileSync(join(dir, 'p.yaml'), 'rules: [{level: RequestResponse}]\n');
+  const server = await createServer(
+    { insecurePort: 0, authorizationMode: ['AlwaysAllow'], auditLogPath: join(dir, 'a.log'), auditPolicyFile: join(dir, 'p.yaml') },
+    { log: () => {} },
+  );
+  t.teardown(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // under the audit's body bound; JSON.stringify of it overflowed the stack, and the event was lost
+  const n = 100_000;
+  const res = await fetch(`${server.insecureUrl!}/api/v1/namespaces/default/configmaps`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"metadata":{"name":"deep"},"x":${'['.repeat(n)}${']'.repeat(n)}}`,
+  });
+  t.is(res.status, 400);
+  const id = res.headers.get('audit-id');
+  const events = readFileSync(join(dir, 'a.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event & { responseObject?: unknown });
+  const mine = events.filter((e) => e.auditID === id);
+  t.deepEqual(mine.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+  t.like(mine[1], { verb: 'create', responseStatus: { code: 400 } });
+  t.is(mine[1].requestObject, undefined);
+  t.truthy(mine[1].responseObject, 'the refusal itself is there');
+});

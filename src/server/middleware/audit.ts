@@ -11,6 +11,7 @@ import type { RequestState } from '../state.ts';
 import { requestBodyOf } from './body.ts';
 import { jsonCodec } from '../../codec/json.ts';
 import { wholeBody } from '../../codec/codec.ts';
+import { parseJson } from '../../api/safe-json.ts';
 
 type Ctx = Koa.ParameterizedContext<RequestState>;
 
@@ -142,9 +143,10 @@ export function auditFilters(policy: AuditPolicy, file: AuditFile): { complete: 
       const raw = requestBodyOf(ctx.req);
       if (raw && raw.length <= MAX_LOGGED_BODY && /json/i.test(ctx.get('Content-Type') || 'json')) {
         try {
-          event.requestObject = redact(attrs?.resource ?? '', attrs?.subresource ?? '', JSON.parse(raw.toString('utf8')));
+          // behind the body nesting limit: a body refused as too deep is still audited, without it
+          event.requestObject = redact(attrs?.resource ?? '', attrs?.subresource ?? '', parseJson(raw.toString('utf8')));
         } catch {
-          // not JSON: left out
+          // not JSON, or nested too deep: left out
         }
       }
     }
@@ -154,7 +156,14 @@ export function auditFilters(policy: AuditPolicy, file: AuditFile): { complete: 
     }
     event.requestReceivedTimestamp = rec.received;
     event.stageTimestamp = new Date().toISOString();
-    file.write(event);
+    try {
+      file.write(event);
+    } catch {
+      // an object that cannot be encoded never costs the event: it goes without them
+      delete event.requestObject;
+      delete event.responseObject;
+      file.write(event);
+    }
   };
 
   const complete: Koa.Middleware<RequestState> = async (ctx, next) => {
