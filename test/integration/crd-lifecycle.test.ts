@@ -219,6 +219,13 @@ test.serial('the scale subresource reads and writes the replicas at the CRD path
   const patched = await s.req('PATCH', `${BASE}/sc/scale`, { spec: { replicas: 1 } }, { 'content-type': 'application/merge-patch+json' });
   t.is(patched.status, 200, patched.text);
   t.is((await s.req('GET', `${BASE}/sc`)).json.spec.replicas, 1);
+  // a patch body past the nesting limit is refused before it is parsed (3 MB of it held the loop)
+  let deep: unknown[] = [];
+  for (let i = 0; i < 2000; i++) deep = [deep];
+  const tooDeep = await s.req('PATCH', `${BASE}/sc/scale`, { spec: { replicas: 3 }, x: deep }, { 'content-type': 'application/merge-patch+json' });
+  t.is(tooDeep.status, 400, tooDeep.text);
+  t.regex(tooDeep.json.message, /nesting depth exceeds the limit of 100/);
+  t.is((await s.req('GET', `${BASE}/sc`)).json.spec.replicas, 1);
   const bad = await s.req('PUT', `${BASE}/sc/scale`, { spec: { replicas: -1 } });
   t.is(bad.status, 422);
   t.is(bad.json.kind, 'Status');

@@ -5,6 +5,7 @@ import type { ResourceDef } from '../../api/catalogue.ts';
 import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { errors, field } from '../../request/errors.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from '../rest.ts';
+import { NESTING_TOO_DEEP, parseJson } from '../../api/safe-json.ts';
 
 export interface ScalePaths {
   specReplicasPath: string;
@@ -55,9 +56,10 @@ function replicasOf(body: unknown): { replicas: number; resourceVersion?: number
   let b = body;
   if (b instanceof Uint8Array) {
     try {
-      b = JSON.parse(Buffer.from(b).toString('utf8'));
-    } catch {
-      throw errors.badRequest('the patch body is not JSON');
+      // behind the nesting limit: a few MB of nested lists take JSON.parse half a second
+      b = parseJson(Buffer.from(b).toString('utf8'));
+    } catch (e) {
+      throw errors.badRequest((e as Error).message === NESTING_TOO_DEEP ? `the patch body is not valid: ${NESTING_TOO_DEEP}` : 'the patch body is not JSON');
     }
   }
   const o = typeof b === 'object' && b !== null ? (b as { spec?: { replicas?: unknown }; metadata?: { resourceVersion?: unknown } }) : {};
