@@ -103,18 +103,20 @@ export class TokensController {
     }
 
     const refs = secretRefs(sa);
-    const dangling = refs.filter((r) => r.startsWith(`${name}-token-`) && !store.get(storeKey(secrets, namespace, r)));
-    let referenced = mine.find((s) => refs.includes(s.metadata.name!))?.metadata.name;
+    // sets: the account's list is the caller's, as long as a body allows
+    const refSet = new Set(refs);
+    const dangling = new Set(refs.filter((r) => r.startsWith(`${name}-token-`) && !store.get(storeKey(secrets, namespace, r))));
+    let referenced = mine.find((s) => refSet.has(s.metadata.name!))?.metadata.name;
     if (!referenced && active) referenced = mine[0]?.metadata.name ?? (await this.createToken(namespace, name, uid));
-    if (!referenced && dangling.length === 0) return;
-    const wanted = refs.filter((r) => !dangling.includes(r));
+    if (!referenced && dangling.size === 0) return;
+    const wanted = refs.filter((r) => !dangling.has(r));
     if (referenced && !wanted.includes(referenced)) wanted.push(referenced);
     if (wanted.length === refs.length && wanted.every((r, i) => r === refs[i])) return;
     try {
       await client.update(serviceAccounts, namespace, name, (current) => {
         if (current.metadata.uid !== uid) throw new Error(`service account ${key} was replaced`);
         const kept = (Array.isArray(current.secrets) ? current.secrets : []).filter(
-          (r) => !(r && typeof r === 'object' && !Array.isArray(r) && typeof r.name === 'string' && dangling.includes(r.name)),
+          (r) => !(r && typeof r === 'object' && !Array.isArray(r) && typeof r.name === 'string' && dangling.has(r.name)),
         );
         if (referenced && !kept.some((r) => r && typeof r === 'object' && !Array.isArray(r) && r.name === referenced)) kept.push({ name: referenced });
         current.secrets = kept;
