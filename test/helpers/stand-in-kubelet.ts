@@ -229,6 +229,15 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
       res.end();
       return;
     }
+    if (url.pathname.endsWith('/endless-link.html')) {
+      // a link that never ends: `mb` MB of one attribute value, then the rest of the page (`?gzip`: gzip)
+      const page = Buffer.from(`<html><body><a href="/${'A'.repeat(Number(url.searchParams.get('mb') ?? '1') * 1024 * 1024)}">x</a><a href="/after">y</a></body></html>`);
+      const gzip = url.searchParams.has('gzip');
+      const body = gzip ? gzipSync(page) : page;
+      res.writeHead(200, { 'content-type': 'text/html', 'content-length': body.length, ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(body);
+      return;
+    }
     if (url.pathname.endsWith('/page.html')) {
       // links of every kind a proxied page may carry (the proxy rewrites the absolute paths on this host)
       const page = BACKEND_PAGE.replaceAll('$HOST', req.headers.host ?? '');

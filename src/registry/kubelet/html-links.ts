@@ -60,16 +60,109 @@ function utf8Text(): Transform {
 }
 
 /**
+ * Characters of a page whose links are rewritten; the rest passes as written. The tokenizer costs
+ * about 0.4 µs a character on this server's thread (a 20 MB page held it for 8 s), more for one
+ * token that never ends (an attribute or a text run: it is kept whole, and a 100 MB one took 75 s),
+ * and a gzip body makes a page of a GB from a MB. Links past this point keep the backend's paths.
+ */
+export const MAX_REWRITTEN_HTML = 1024 * 1024;
+
+/** parse5's rewriter, what it writes out collected as it is made (not through its readable side). */
+class CollectingRewriter extends RewritingStream {
+  private out = '';
+  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (typeof chunk !== 'string') return super.push(chunk, encoding);
+    this.out += chunk;
+    return true;
+  }
+
+  /** What was written out since the last take. */
+  written(): string {
+    const out = this.out;
+    this.out = '';
+    return out;
+  }
+}
+
+/**
+ * The link rewriter over a bounded prefix of the page: text in, text out. It feeds the tokenizer
+ * (parse5's RewritingStream, read synchronously) and notes how far the source has been written out
+ * token by token; past `limit` characters it writes the source from there on as it came.
+ */
+class BoundedLinkRewriter extends TransformStream {
+  private readonly rewriter = new CollectingRewriter();
+  /** Characters given to the tokenizer. */
+  private fed = 0;
+  /** Source offset through which every token has been written out. */
+  private writtenTo = 0;
+  /** The source from `heldFrom` on (what a switch to pass-through writes as it came). */
+  private held: string[] = [];
+  private heldFrom = 0;
+  private passing = false;
+
+  constructor(rewrite: (url: string) => string, private readonly limit: number) {
+    super({ decodeStrings: false, encoding: 'utf8' });
+    const done = (token: { sourceCodeLocation?: { endOffset: number } | null }): void => {
+      if (token.sourceCodeLocation) this.writtenTo = token.sourceCodeLocation.endOffset;
+    };
+    this.rewriter.on('startTag', (tag) => {
+      const names = Object.hasOwn(LINK_ATTRIBUTES, tag.tagName) ? LINK_ATTRIBUTES[tag.tagName] : undefined;
+      if (names) for (const attr of tag.attrs) if (names.includes(attr.name)) attr.value = rewrite(attr.value);
+      this.rewriter.emitStartTag(tag);
+      done(tag);
+    });
+    for (const event of ['endTag', 'comment', 'doctype', 'text'] as const) {
+      this.rewriter.on(event, (token: { sourceCodeLocation?: { endOffset: number } | null }, raw: string) => {
+        this.rewriter.emitRaw(raw);
+        done(token);
+      });
+    }
+  }
+
+  /** Lets go of held chunks wholly before `offset` (written out). */
+  private letGo(offset: number): void {
+    while (this.held.length > 0 && this.heldFrom + this.held[0].length <= offset) this.heldFrom += this.held.shift()!.length;
+  }
+
+  /** The held source from `offset` on. */
+  private sourceFrom(offset: number): string {
+    this.letGo(offset);
+    return this.held.join('').slice(offset - this.heldFrom);
+  }
+
+  override _transform(chunk: string, _enc: BufferEncoding, callback: (err?: Error | null, data?: string) => void): void {
+    if (this.passing) return callback(null, chunk);
+    this.fed += chunk.length;
+    this.held.push(chunk);
+    // a write is tokenized at once: the rewriter is written to by nothing else, and collects its output
+    this.rewriter.write(chunk);
+    const out = this.rewriter.written();
+    if (this.fed <= this.limit) {
+      this.letGo(this.writtenTo);
+      return callback(null, out || undefined);
+    }
+    // past the limit: what the tokenizer holds unfinished goes out as it came, and so does the rest
+    this.passing = true;
+    const rest = this.sourceFrom(this.writtenTo);
+    this.held = [];
+    this.rewriter.destroy();
+    callback(null, out + rest || undefined);
+  }
+
+  override _flush(callback: (err?: Error | null, data?: string) => void): void {
+    if (this.passing) return callback();
+    this.rewriter.once('error', callback);
+    this.rewriter.once('finish', () => callback(null, this.rewriter.written() || undefined));
+    this.rewriter.end();
+  }
+}
+
+/**
  * The stages a page goes through: (gunzip), text, link rewriting, (gzip). `rewrite` maps one URL
  * attribute value; the rest of the page is passed through as written.
  */
-export function htmlLinkStages(contentEncoding: unknown, rewrite: (url: string) => string): Array<Transform | Readable> {
-  const rewriter = new RewritingStream();
-  rewriter.on('startTag', (tag) => {
-    const names = Object.hasOwn(LINK_ATTRIBUTES, tag.tagName) ? LINK_ATTRIBUTES[tag.tagName] : undefined;
-    if (names) for (const attr of tag.attrs) if (names.includes(attr.name)) attr.value = rewrite(attr.value);
-    rewriter.emitStartTag(tag);
-  });
+export function htmlLinkStages(contentEncoding: unknown, rewrite: (url: string) => string, limit = MAX_REWRITTEN_HTML): Array<Transform | Readable> {
+  const rewriter = new BoundedLinkRewriter(rewrite, limit);
   const gzip = typeof contentEncoding === 'string' && contentEncoding.trim().toLowerCase() === 'gzip';
   return gzip ? [createGunzip(), utf8Text(), rewriter, createGzip()] : [utf8Text(), rewriter];
 }
