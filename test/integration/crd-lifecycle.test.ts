@@ -59,6 +59,10 @@ test.serial('bad CRDs are refused with 422 and serve nothing', async (t) => {
   t.is(twoStorage.status, 422);
   const badScope = await s.req('POST', CRDS, crd({ scope: 'Galaxy' }));
   t.is(badScope.status, 422);
+  // the reference refuses uniqueItems: checking it compares every pair of items
+  const unique = await s.req('POST', CRDS, crd({ versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } } } } } }] }));
+  t.is(unique.status, 422, unique.text);
+  t.deepEqual(unique.json.details.causes, [{ reason: 'FieldValueForbidden', field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[xs].uniqueItems', message: 'Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic' }]);
   t.is((await s.req('GET', BASE)).status, 404);
 });
 

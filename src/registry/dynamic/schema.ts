@@ -55,6 +55,29 @@ const re2Engine = Object.assign((pattern: string) => {
 }, { code: 'RE2JS' });
 
 const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, removeAdditional: true, code: { regExp: re2Engine } });
+// uniqueItems is not run: ajv compares every pair of items (8,000 objects took 2 s, a full body would
+// take an hour). The reference refuses the keyword in a CRD (uniqueItemsErrors); one stored before is ignored.
+ajv.removeKeyword('uniqueItems');
+
+const UNIQUE_ITEMS_FORBIDDEN = 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic';
+
+/** Every `uniqueItems: true` of a schema, as field errors (walked without recursion). */
+function uniqueItemsErrors(schema: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const stack: [unknown, string, number][] = [[schema, path, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [s, p, depth] = top;
+    if (!isObj(s) || depth > MAX_DEPTH) continue;
+    if (s.uniqueItems === true) errs.push(field.forbidden(`${p}.uniqueItems`, UNIQUE_ITEMS_FORBIDDEN));
+    if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) stack.push([v, `${p}.properties[${k}]`, depth + 1]);
+    for (const k of ['items', 'additionalProperties', 'not'] as const) stack.push([s[k], `${p}.${k}`, depth + 1]);
+    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
+      const list = s[k];
+      if (Array.isArray(list)) list.forEach((v, i) => stack.push([v, `${p}.${k}[${i}]`, depth + 1]));
+    }
+  }
+  return errs.reverse();
+}
 
 export interface CustomSchema {
   /** Prune unknown fields and apply defaults, in place. */
@@ -105,7 +128,7 @@ export function compileCustomSchema(openAPIV3Schema: unknown): CustomSchema {
 export function schemaErrors(openAPIV3Schema: unknown, path: string): FieldError[] {
   try {
     compileCustomSchema(openAPIV3Schema);
-    return [];
+    return uniqueItemsErrors(openAPIV3Schema, path);
   } catch (e) {
     return [field.invalid(path, '', e instanceof Error ? e.message : String(e))];
   }
