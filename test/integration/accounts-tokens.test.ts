@@ -153,6 +153,17 @@ test.serial('token secrets of missing accounts are deleted; a bare token secret 
   t.is(filled.metadata.annotations['platform.io/service-account.uid'], sa.metadata.uid);
   const r = await review(Buffer.from(filled.data.token, 'base64').toString());
   t.is(r.json.status.user.username, `system:serviceaccount:${NS}:builder`);
+
+  // a token the keys no longer verify is replaced
+  const foreign = await new SignJWT(jwtPayload(Buffer.from(filled.data.token, 'base64').toString())).setProtectedHeader({ alg: 'RS256' }).sign(createPrivateKey(readFileSync(keys.foreign)));
+  const put = await srv.req('PUT', `/api/v1/namespaces/${NS}/secrets/builder-extra`, { ...filled, data: { ...filled.data, token: Buffer.from(foreign).toString('base64') } });
+  t.is(put.status, 200, put.text);
+  const refilled = await waitFor('foreign token replaced', async () => {
+    const got = await srv.req('GET', `/api/v1/namespaces/${NS}/secrets/builder-extra`);
+    const token = Buffer.from(got.json.data.token, 'base64').toString();
+    return token !== foreign ? token : undefined;
+  });
+  t.true((await review(refilled)).json.status.authenticated);
 });
 
 test.serial('a public key file verifies tokens; a file without keys fails the start', async (t) => {
