@@ -175,7 +175,7 @@ test('a small body whose rules break down into millions of atoms: refused by the
   const s = await startRbacServer({ 'writer-token': ['writer', []], 'owner-token': ['owner', []] });
   try {
     await s.ensureNamespace('team');
-    const writeRoles = { verbs: ['create', 'get'], apiGroups: ['rbac.authorization.platform.io'], resources: ['roles'] };
+    const writeRoles = { verbs: ['create', 'get'], apiGroups: ['rbac.authorization.platform.io'], resources: ['roles', 'rolebindings'] };
     await s.apply(role('team', 'role-writer', [writeRoles, { verbs: ['get'], apiGroups: [''], resources: ['pods'] }]));
     await s.apply(role('team', 'owner-of-all', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }]));
     await s.apply(roleBinding('team', 'writers', 'Role', 'role-writer', [User('writer')]));
@@ -192,6 +192,10 @@ test('a small body whose rules break down into millions of atoms: refused by the
     t.is((await s.req(MASTER, 'GET', `${path}/bomb`)).status, 404, 'nothing written');
     // the same rules from a user holding * in the namespace: one owner rule covers them whole
     t.is((await s.req('owner-token', 'POST', path, bomb('fine'))).status, 201);
+    // binding to that role is the same check over the role's rules
+    const bind = await s.req('writer-token', 'POST', `${RBAC}/namespaces/team/rolebindings`, roleBinding('team', 'to-fine', 'Role', 'fine', [User('writer')]));
+    t.is(bind.status, 403, bind.text);
+    t.regex(bind.json.message, /the role's rules break down into 810000 combinations .* one request may check$/);
     // under the limit, every missing atom is counted and the first 100 listed
     const some = { apiVersion: RBAC_API, kind: 'Role', metadata: { name: 'some', namespace: 'team' }, rules: [{ apiGroups: list('g', 10), resources: list('r', 10), verbs: list('v', 10) }] };
     const m = await s.req('writer-token', 'POST', path, some);

@@ -63,7 +63,7 @@ export function escalationAdmission(deps: EscalationDeps): AdmissionPlugin {
       if (result.covered) return;
       if (result.tooLarge !== undefined) {
         throw errors.forbidden(gr, req.name,
-          `attempt to grant extra privileges: the rules break down into ${result.tooLarge} combinations of group, resource, verb and name that no single rule of the user holds, more than the ${MAX_CHECKED_ATOMS} one request may check; split them into smaller rules`);
+          `attempt to grant extra privileges: the ${isBindingKind(kind) ? "role's " : ''}rules break down into ${result.tooLarge} combinations of group, resource, verb and name that no single rule of the user holds, more than the ${MAX_CHECKED_ATOMS} one request may check${isBindingKind(kind) ? '' : '; split them into smaller rules'}`);
       }
       const more = result.missingCount > result.missing.length ? ` (and ${result.missingCount - result.missing.length} more)` : '';
       throw errors.forbidden(gr, req.name,
