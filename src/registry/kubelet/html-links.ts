@@ -76,7 +76,7 @@ class CollectingRewriter extends RewritingStream {
     return true;
   }
 
-  /** What was written out since the last take. */
+  /** What it wrote out since the last call. */
   written(): string {
     const out = this.out;
     this.out = '';
@@ -134,7 +134,8 @@ class BoundedLinkRewriter extends TransformStream {
     if (this.passing) return callback(null, chunk);
     this.fed += chunk.length;
     this.held.push(chunk);
-    // a write is tokenized at once: the rewriter is written to by nothing else, and collects its output
+    // tokenized at once (nothing else writes to it); were it later, writtenTo would lag and the
+    // switch below would still write every character once, as rewritten or as it came
     this.rewriter.write(chunk);
     const out = this.rewriter.written();
     if (this.fed <= this.limit) {
