@@ -10,6 +10,7 @@ import { connect, createServer as createTcp, type AddressInfo, type Server as Tc
 import type { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
+import { networkInterfaces } from 'node:os';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { serveSpdy, type SpdyStream } from './spdy-server.ts';
 import { createCa, issueClientCert, type CertAndKey } from '../../src/certs/pki.ts';
@@ -29,6 +30,8 @@ export interface StandInKubelet {
   port: number;
   /** Port of the plain HTTP backend (pod and service proxy). */
   backendPort: number;
+  /** An IPv4 address of this host other than loopback (endpoints may not be loopback). */
+  hostAddress: string;
   /** Port of a TCP echo server on 127.0.0.1 (the pod's IP): port-forward's target. */
   echoPort: number;
   ca: CertAndKey;
@@ -256,7 +259,8 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
   });
 
   await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
-  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', r));
+  // every address: a Service's endpoints may not be loopback, so tests reach it by the host's own address too
+  await new Promise<void>((r) => backend.listen(0, '0.0.0.0', r));
   const echoed = new Set<Duplex>();
   const echo: TcpServer = createTcp((c) => {
     echoed.add(c.on('close', () => echoed.delete(c)));
@@ -266,6 +270,7 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
   return {
     port: (kubelet.address() as AddressInfo).port,
     backendPort: (backend.address() as AddressInfo).port,
+    hostAddress: hostAddress(),
     echoPort: (echo.address() as AddressInfo).port,
     ca,
     client,
@@ -279,4 +284,12 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
       await Promise.all([new Promise((r) => kubelet.close(r)), new Promise((r) => backend.close(r)), new Promise((r) => echo.close(r))]);
     },
   };
+}
+
+/** The host's first IPv4 address that is not loopback or link-local. */
+function hostAddress(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
+  }
+  throw new Error('this host has no IPv4 address besides loopback: a Service endpoint cannot reach the stand-in backend');
 }

@@ -46,7 +46,29 @@ test.before(async () => {
   const p = await s.req('GET', `/api/v1/namespaces/${NS}/pods/p`);
   ok(await s.req('PUT', `/api/v1/namespaces/${NS}/pods/p/status`, { ...p.json, status: { phase: 'Running', podIP: '127.0.0.1' } }));
   ok(await s.req('POST', `/api/v1/namespaces/${NS}/services`, { metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80, targetPort: k.backendPort }] } }));
-  ok(await s.req('POST', `/api/v1/namespaces/${NS}/endpoints`, { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'http', port: k.backendPort }] }] }));
+  ok(await s.req('POST', `/api/v1/namespaces/${NS}/endpoints`, { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: k.hostAddress }], ports: [{ name: 'http', port: k.backendPort }] }] }));
+});
+
+test.serial('endpoints and external IPs may not be loopback, link-local or unspecified: the proxy would reach the server\'s own host', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['127.0.0.1', 'may not be in the loopback range (127.0.0.0/8)'],
+    ['127.000.000.001', 'may not be in the loopback range (127.0.0.0/8)'],
+    ['::ffff:127.0.0.1', 'may not be in the loopback range (127.0.0.0/8)'],
+    ['::1', 'may not be in the loopback range (127.0.0.0/8)'],
+    ['169.254.169.254', 'may not be in the link-local range (169.254.0.0/16)'],
+    ['fe80::1', 'may not be in the link-local range (169.254.0.0/16)'],
+    ['0.0.0.0', 'may not be unspecified (0.0.0.0)'],
+    ['224.0.0.1', 'may not be in the link-local multicast range (224.0.0.0/24)'],
+  ];
+  for (const [ip, message] of cases) {
+    const ep = await s.req('POST', `/api/v1/namespaces/${NS}/endpoints`, { metadata: { name: 'sneaky' }, subsets: [{ notReadyAddresses: [{ ip }], ports: [{ port: 80 }] }] });
+    t.is(ep.status, 422, ip);
+    t.deepEqual(ep.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'subsets[0].notReadyAddresses[0].ip', message: `Invalid value: ${JSON.stringify(ip)}: ${message}` }], ip);
+    const svc = await s.req('POST', `/api/v1/namespaces/${NS}/services`, { metadata: { name: 'sneaky' }, spec: { ports: [{ port: 80 }], externalIPs: [ip] } });
+    t.is(svc.status, 422, ip);
+    t.is(svc.json.details.causes[0].field, 'spec.externalIPs[0]');
+  }
+  t.is((await s.req('GET', `/api/v1/namespaces/${NS}/endpoints/sneaky`)).status, 404);
 });
 test.after.always(async () => {
   await s?.close();

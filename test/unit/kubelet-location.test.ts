@@ -40,3 +40,14 @@ test('a service port number is translated to its name, then matched in the endpo
   t.like(t.throws(() => serviceBackend(svc, eps, '81', 'web:81')) as StatusError, { code: 503, message: 'no service port 81 found for service "web"' });
   t.like(t.throws(() => serviceBackend(svc, eps, '', 'web')) as StatusError, { code: 503, message: 'no endpoints available for service "web"' });
 });
+
+test('an endpoint stored before validation refused special addresses is not proxied to; what is checked is what is dialled', (t) => {
+  const svc = { metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80 }] } } as ApiObject;
+  const at = (ip: string) => ({ metadata: { name: 'web' }, subsets: [{ addresses: [{ ip }], ports: [{ name: 'http', port: 8080 }] }] }) as ApiObject;
+  for (const ip of ['127.0.0.1', '127.000.000.001', '169.254.169.254', '::1', '::ffff:127.0.0.1', '0.0.0.0', 'fe80::1', '0177.0.0.1', '2130706433', 'localhost']) {
+    t.like(t.throws(() => serviceBackend(svc, at(ip), 'http', 'web')) as StatusError, { code: 400, message: 'address not allowed' }, ip);
+  }
+  // octets are read as decimal, as validation reads them, never as the resolver's octal
+  t.deepEqual(serviceBackend(svc, at('010.001.000.001'), 'http', 'web'), { host: '10.1.0.1', port: 8080 });
+  t.deepEqual(serviceBackend(svc, at('017.0.0.1'), 'http', 'web'), { host: '17.0.0.1', port: 8080 });
+});

@@ -1,4 +1,5 @@
 // Checks that several kinds share: numbers, quantities, ports, IPs, label-selector objects.
+import { BlockList, isIP } from 'node:net';
 import { wireText } from '../safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import { isQualifiedName, isValidPortName, isValidPortNum, isValidIPv4 } from './names.ts';
@@ -82,6 +83,50 @@ export function validateProtocol(protocol: unknown, fldPath: string): FieldError
 export function validateIP(ip: unknown, fldPath: string): FieldError[] {
   if (typeof ip === 'string' && (isValidIPv4(ip) || isIPv6(ip))) return [];
   return [field.invalid(fldPath, ip, 'must be a valid IP address, (e.g. 10.9.8.7)')];
+}
+
+/**
+ * The addresses an endpoint or an external IP may not name (the reference's
+ * validateIpIsNotLinkLocalOrLoopback): the server's proxy would connect to them, and loopback and
+ * link-local addresses reach the server's own host (its other ports, a local etcd, the cloud's
+ * metadata service), not a pod. IPv4-mapped IPv6 forms match the IPv4 ranges.
+ */
+const SPECIAL_RANGES: readonly { message: string; v4: [string, number]; v6?: [string, number] }[] = [
+  { message: 'may not be unspecified (0.0.0.0)', v4: ['0.0.0.0', 32], v6: ['::', 128] },
+  { message: 'may not be in the loopback range (127.0.0.0/8)', v4: ['127.0.0.0', 8], v6: ['::1', 128] },
+  { message: 'may not be in the link-local range (169.254.0.0/16)', v4: ['169.254.0.0', 16], v6: ['fe80::', 10] },
+  { message: 'may not be in the link-local multicast range (224.0.0.0/24)', v4: ['224.0.0.0', 24], v6: ['ff02::', 16] },
+];
+const specialLists = SPECIAL_RANGES.map((r) => {
+  const list = new BlockList();
+  list.addSubnet(r.v4[0], r.v4[1], 'ipv4');
+  if (r.v6) list.addSubnet(r.v6[0], r.v6[1], 'ipv6');
+  return { message: r.message, list };
+});
+
+/**
+ * An IPv4 address with its octets as decimal numbers (`127.000.000.001` → `127.0.0.1`), as validation
+ * reads it; the system resolver would read a leading zero as octal (`0177.0.0.1` is 127.0.0.1 to it),
+ * so this form, not the text, is what is checked and what the proxy connects to. Other text as is.
+ */
+export function canonicalIP(ip: string): string {
+  return isValidIPv4(ip) ? ip.split('.').map(Number).join('.') : ip;
+}
+
+/** Why an address may not be an endpoint's or an external IP (none for an ordinary one). */
+export function specialIPReasons(text: string): string[] {
+  const ip = canonicalIP(text);
+  const family = isIP(ip);
+  if (family === 0) return [];
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  return specialLists.filter((s) => s.list.check(ip, type)).map((s) => s.message);
+}
+
+/** A valid IP that is not unspecified, loopback or link-local (endpoint addresses, external IPs). */
+export function validateNonSpecialIP(ip: unknown, fldPath: string): FieldError[] {
+  const invalid = validateIP(ip, fldPath);
+  if (invalid.length > 0) return invalid;
+  return specialIPReasons(ip as string).map((msg) => field.invalid(fldPath, ip, msg));
 }
 
 export function isIPv6(s: string): boolean {

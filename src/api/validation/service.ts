@@ -4,7 +4,7 @@ import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { isDNS1123Label, isValidIPv4 } from './names.ts';
 import { validateLabels, FIELD_IMMUTABLE } from './meta.ts';
-import { validateIP, validatePortNumber, validatePortNumOrName, validateProtocol } from './common.ts';
+import { validateNonSpecialIP, validatePortNumber, validatePortNumOrName, validateProtocol } from './common.ts';
 import { asArray, asObject, asString, ensureObject, path, setDefault, type JsonObject } from './json.ts';
 
 type Mutable = ApiObject & JsonObject;
@@ -61,7 +61,7 @@ export function validateService(obj: ApiObject, old: ApiObject | undefined): Fie
     errs.push(field.invalid('spec.clusterIP', clusterIP, "must be empty, 'None', or a valid IP address"));
   }
   errs.push(...validateLabels(spec.selector, 'spec.selector'));
-  (asArray(spec.externalIPs) ?? []).forEach((ip, i) => errs.push(...validateIP(ip, path.index('spec.externalIPs', i))));
+  (asArray(spec.externalIPs) ?? []).forEach((ip, i) => errs.push(...validateNonSpecialIP(ip, path.index('spec.externalIPs', i))));
   if (old) {
     const oldIP = asString(asObject(old.spec)?.clusterIP) ?? '';
     if (oldIP && clusterIP !== oldIP) errs.push(field.invalid('spec.clusterIP', clusterIP, FIELD_IMMUTABLE));
@@ -82,7 +82,7 @@ function validateAddresses(list: unknown, fldPath: string): FieldError[] {
   const errs: FieldError[] = [];
   (asArray(list) ?? []).forEach((raw, i) => {
     const a = asObject(raw) ?? {};
-    errs.push(...validateIP(a.ip, path.child(path.index(fldPath, i), 'ip')));
+    errs.push(...validateNonSpecialIP(a.ip, path.child(path.index(fldPath, i), 'ip')));
     const hostname = asString(a.hostname);
     if (hostname) for (const msg of isDNS1123Label(hostname)) errs.push(field.invalid(path.child(path.index(fldPath, i), 'hostname'), hostname, msg));
   });

@@ -3,6 +3,8 @@
 import { isPlainObject, type ApiObject, type JsonObject } from '../../api/object.ts';
 import { wireText } from '../../api/safe-json.ts';
 import { errors, StatusError } from '../../request/errors.ts';
+import { isIP } from 'node:net';
+import { canonicalIP, specialIPReasons } from '../../api/validation/common.ts';
 
 /** The reference's default --kubelet-preferred-address-types order (LegacyHostIP last, as 1.5 kept it). */
 export const PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP', 'LegacyHostIP'] as const;
@@ -77,7 +79,13 @@ export function serviceBackend(service: ApiObject, endpoints: ApiObject | undefi
   for (const subset of list(endpoints && obj(endpoints).subsets).map(obj)) {
     const addresses = list(subset.addresses).map(obj).filter((a) => typeof a.ip === 'string' && a.ip);
     const port = list(subset.ports).map(obj).find((p) => (typeof p.name === 'string' ? p.name : '') === portName);
-    if (port && addresses.length && typeof port.port === 'number') return { host: addresses[0].ip as string, port: port.port };
+    if (port && addresses.length && typeof port.port === 'number') {
+      // validation refuses these; an Endpoints stored before it did is refused here (the reference's IsProxyableIP)
+      const host = canonicalIP(addresses[0].ip as string);
+      // an address the resolver would have to read (`0177.0.0.1` is 127.0.0.1 to it) is no address
+      if (isIP(host) === 0 || specialIPReasons(host).length > 0) throw errors.badRequest('address not allowed');
+      return { host, port: port.port };
+    }
   }
   throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(id)}`);
 }
