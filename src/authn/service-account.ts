@@ -124,7 +124,6 @@ export interface ServiceAccountAuthenticatorOptions {
 export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   /** The account's user and the token's `aud`, or null for a token that is not a service-account JWT. */
   async function verify(token: string): Promise<{ user: UserInfo; audiences: string[] } | null> {
-    if (token.length > MAX_TOKEN_LENGTH) return null; // no header carries it: not a bearer token
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);

@@ -69,8 +69,9 @@ export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 
 /**
  * The longest token judged: one no request header could carry is no bearer token. JWT sources parse
- * a token's JSON before its signature is checked, and a TokenReview body or a stored secret is not
- * bounded by a header: 2 MB of nested brackets held the event loop for 450 ms.
+ * a token's JSON before its signature is checked; a header bounds what a request brings, and the two
+ * ways in that no header bounds check this: a TokenReview's token (reviewToken) and a stored
+ * secret's (verifyWithAny). 2 MB of nested brackets held the event loop for 450 ms.
  */
 export const MAX_TOKEN_LENGTH = maxHeaderSize;
 

@@ -87,10 +87,6 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   if (!o.secureListenAddress && !o.insecureListenAddress) throw new Error('give --secure-listen-address or --insecure-listen-address');
   if (o.secureListenAddress && (!o.tlsCertFile || !o.tlsPrivateKeyFile)) throw new Error('--secure-listen-address needs --tls-cert-file and --tls-private-key-file');
   const authn = o.authentication ?? {};
-  if (o.tokenAudiences?.length && !authn.serviceAccountKeyFile?.length && !authn.authenticationTokenWebhookConfigFile && !o.delegation) {
-    // the other sources' tokens name no audience: the flag would check nothing
-    throw new Error('--auth-token-audiences needs a token source that knows audiences: --service-account-key-file, --authentication-token-webhook-config-file or --kubeconfig');
-  }
   const delegation = o.delegation ? createDelegation(o.delegation) : undefined;
   const saKeys = authn.serviceAccountKeyFile?.length ? readServiceAccountKeys(authn.serviceAccountKeyFile).verifying : undefined;
   // the server's union from the same options (the concern's defaults under what was given); a proxy
@@ -104,6 +100,10 @@ export async function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       log,
     },
   );
+  if (o.tokenAudiences?.length && !authenticator.tokenSources.some((t) => t.authenticateTokenFor)) {
+    // the sources built name no audience for their tokens: the flag would check nothing
+    throw new Error('--auth-token-audiences needs a token source that knows audiences: --service-account-key-file, --authentication-token-webhook-config-file or --kubeconfig');
+  }
   const trustsProxy = !!authn.requestheaderClientCaFile;
 
   const files = Object.values(o.policy).flatMap((v) => v ?? []);

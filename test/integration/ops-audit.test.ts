@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer } from '../../src/server/server.ts';
 import { AuditFile } from '../../src/observability/audit-file.ts';
 import { request } from '../helpers/server.ts';
@@ -92,9 +92,10 @@ test('audit events per level and stage; None logs nothing; no credential or Secr
   t.is(watch[0].verb, 'watch');
 });
 
-test('the Audit-Id header names the event', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ops-audit-id-'));
-  writeFileSync(join(dir, 'p.yaml'), 'rules: [{level: Metadata}]\n');
+/** A server auditing every request at `level`, and the events its log holds so far. */
+async function auditedServer(t: ExecutionContext, level: string): Promise<{ url: string; events: () => (Event & { responseObject?: unknown })[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ops-audit-'));
+  writeFileSync(join(dir, 'p.yaml'), `rules: [{level: ${level}}]\n`);
   const server = await createServer(
     { insecurePort: 0, authorizationMode: ['AlwaysAllow'], auditLogPath: join(dir, 'a.log'), auditPolicyFile: join(dir, 'p.yaml') },
     { log: () => {} },
@@ -103,10 +104,15 @@ test('the Audit-Id header names the event', async (t) => {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const r = await request(server.insecureUrl!, 'GET', '/api/v1/namespaces/default');
+  return { url: server.insecureUrl!, events: () => readFileSync(join(dir, 'a.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event) };
+}
+
+test('the Audit-Id header names the event', async (t) => {
+  const server = await auditedServer(t, 'Metadata');
+  const r = await request(server.url, 'GET', '/api/v1/namespaces/default');
   const id = r.headers.get('audit-id');
   t.truthy(id);
-  const events = readFileSync(join(dir, 'a.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event);
+  const events = server.events();
   t.deepEqual(events.filter((e) => e.auditID === id).map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
 });
 
@@ -208,25 +214,15 @@ test('RequestResponse: ResponseComplete carries the response object, bounded, ne
 });
 
 test('a body refused as nested too deep is still audited: its event is written, without the body', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ops-audit-deep-'));
-  writeFileSync(join(dir, 'p.yaml'), 'rules: [{level: RequestResponse}]\n');
-  const server = await createServer(
-    { insecurePort: 0, authorizationMode: ['AlwaysAllow'], auditLogPath: join(dir, 'a.log'), auditPolicyFile: join(dir, 'p.yaml') },
-    { log: () => {} },
-  );
-  t.teardown(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = await auditedServer(t, 'RequestResponse');
   // under the audit's body bound; JSON.stringify of it overflowed the stack, and the event was lost
   const n = 100_000;
-  const res = await fetch(`${server.insecureUrl!}/api/v1/namespaces/default/configmaps`, {
+  const res = await fetch(`${server.url}/api/v1/namespaces/default/configmaps`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"metadata":{"name":"deep"},"x":${'['.repeat(n)}${']'.repeat(n)}}`,
   });
   t.is(res.status, 400);
   const id = res.headers.get('audit-id');
-  const events = readFileSync(join(dir, 'a.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Event & { responseObject?: unknown });
-  const mine = events.filter((e) => e.auditID === id);
+  const mine = server.events().filter((e) => e.auditID === id);
   t.deepEqual(mine.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
   t.like(mine[1], { verb: 'create', responseStatus: { code: 400 } });
   t.is(mine[1].requestObject, undefined);

@@ -134,8 +134,13 @@ function coversWhole(owner: Rule, rule: Rule): boolean {
 }
 
 export function covers(owner: readonly Rule[], servant: readonly Rule[]): CoversResult {
-  const rest = servant.filter((rule) => atomCount(rule) > 0 && !owner.some((o) => coversWhole(o, rule)));
-  const atoms = rest.reduce((n, rule) => n + atomCount(rule), 0);
+  let atoms = 0;
+  const rest = servant.filter((rule) => {
+    const count = atomCount(rule);
+    if (count === 0 || owner.some((o) => coversWhole(o, rule))) return false;
+    atoms += count;
+    return true;
+  });
   if (atoms > MAX_CHECKED_ATOMS) return { covered: false, missing: [], missingCount: atoms, tooLarge: atoms };
   const owners = owner.map((o) => new OwnerRule(o));
   const missing: Rule[] = [];
