@@ -138,6 +138,25 @@ function stateOf(gvs: readonly GroupVersion[], defs: readonly ResourceDef[], gen
 }
 
 /**
+ * A kind served by two groups (deployments in apps and extensions) keeps its categories in the first
+ * served group only (`groupVersions` order: the one today's clients prefer). `kubectl get all` lists
+ * every group a category names, so it would list each such object twice; and it should show the
+ * group kubectl reads (`deployment.apps/web`), which moves to the next group when that one is off.
+ */
+function categoriesOnce(defs: readonly ResourceDef[]): ResourceDef[] {
+  const firstGroup = new Map<string, string>();
+  return defs.map((r) => {
+    if (!r.categories) return r;
+    const kind = `${r.storageGroup}/${r.kind}`;
+    const group = firstGroup.get(kind) ?? r.group;
+    firstGroup.set(kind, group);
+    if (group === r.group) return r;
+    const { categories: _dropped, ...rest } = r;
+    return rest;
+  });
+}
+
+/**
  * The resources a running server serves, after --runtime-config, plus the kinds added at run time
  * (custom resources). Every read goes through one frozen state that `addDynamic`/`removeDynamic`
  * replace whole; a request keeps the ResourceDef it resolved, so a swap never changes a request in flight.
@@ -151,7 +170,7 @@ export class Catalogue {
   constructor(all: readonly ResourceDef[], enabled: (gv: GroupVersion) => boolean) {
     const gvs = groupVersions.filter(enabled);
     const on = new Set(gvs.map((g) => gvString(g.group, g.version)));
-    this.base = { gvs, defs: all.filter((r) => on.has(gvString(r.group, r.version))) };
+    this.base = { gvs, defs: categoriesOnce(all.filter((r) => on.has(gvString(r.group, r.version)))) };
     this.state = stateOf(gvs, this.base.defs, 0);
   }
 

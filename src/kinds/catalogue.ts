@@ -62,9 +62,8 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     schema: m.schema,
   };
   if (m.columns) def.columns = m.columns;
-  // in the storage group's rows only: `kubectl get all` lists each group a category names, so a kind
-  // served by two groups (jobs, autoscalers, deployments) would be listed twice
-  if (m.categories && group === storageGroup) def.categories = m.categories;
+  // on every row; the served catalogue keeps them on one group per kind (Catalogue: the first served)
+  if (m.categories) def.categories = m.categories;
   if (row.convert) def.converter = row.convert;
   if (row.handler) factories.set(plural, row.handler);
   return def;

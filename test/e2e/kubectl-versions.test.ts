@@ -53,6 +53,10 @@ test('create deployment, role, rolebinding and clusterrole through apps/v1 and r
   t.is(got.stdout, 'rbac.authorization.k8s.io/v1 rbac.authorization.k8s.io rbac.authorization.k8s.io');
   const dep = await k.run(['get', 'deployments', 'web', '-n', 'default', '-o', 'jsonpath={.apiVersion}']);
   t.is(dep.stdout, 'apps/v1', 'kubectl prefers apps/v1');
+  // `get all` lists the deployment once, through the group kubectl reads
+  const everything = await k.run(['get', 'all', '-n', 'default', '-o', 'name']);
+  t.is(everything.code, 0, ok(everything));
+  t.deepEqual(everything.stdout.split('\n').filter((l) => l.endsWith('/web')), ['deployment.apps/web']);
 });
 
 test('rollout history and undo against apps/v1: the template comes back from the ReplicaSet of the revision', async (t) => {

@@ -76,6 +76,30 @@ test('each short name in discovery names one group and resource; the ecosystem g
   for (const [short, name] of Object.entries(expected)) t.deepEqual([...(owners.get(short) ?? [])], [name], short);
 });
 
+/** `<resource>.<group>` of every row in a category, across the served group-versions. */
+async function inCategory(server: TestServer, category: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const gv of groupVersions) {
+    const r = await server.req('GET', gv.group ? `/apis/${gv.group}/${gv.version}` : `/api/${gv.version}`);
+    if (r.status !== 200) continue;
+    for (const row of r.json.resources as { name: string; categories?: string[] }[]) if (row.categories?.includes(category)) out.push(`${row.name}.${gv.group}`);
+  }
+  return out.sort();
+}
+
+// `kubectl get all` lists every group the category names: a kind served by two groups is in it once,
+// in the group kubectl reads, and in the next one when that group is switched off
+test('the category all names each kind once, in the first served group', async (t) => {
+  const workloads = ['daemonsets.apps', 'deployments.apps', 'horizontalpodautoscalers.autoscaling', 'jobs.batch', 'pods.', 'replicasets.apps', 'replicationcontrollers.', 'services.'];
+  t.deepEqual(await inCategory(all, 'all'), workloads);
+  const noApps = await startServer({ runtimeConfig: ['apps/v1=false'] });
+  try {
+    t.deepEqual(await inCategory(noApps, 'all'), workloads.map((w) => w.replace(/\.apps$/, '.extensions')).sort());
+  } finally {
+    await noApps.close();
+  }
+});
+
 test('/apis/<group>, /version, /healthz and OpenAPI', async (t) => {
   const g = await all.req('GET', '/apis/extensions');
   t.is(g.json.kind, 'APIGroup');

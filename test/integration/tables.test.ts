@@ -214,8 +214,9 @@ test.serial('discovery puts the workload kinds in the category all, once each', 
   const cat = (list: { resources: Array<{ name: string; categories?: string[] }> }) =>
     list.resources.filter((r) => r.categories?.includes('all')).map((r) => r.name).sort();
   t.deepEqual(cat(core.json), ['pods', 'replicationcontrollers', 'services']);
-  // a kind served by two groups is in the category in one (its storage group's): listed once
-  t.deepEqual(cat((await s.req('GET', '/apis/extensions/v1beta1')).json), ['daemonsets', 'deployments', 'replicasets']);
+  // a kind served by two groups is in the category in one, the group clients prefer: listed once
+  t.deepEqual(cat((await s.req('GET', '/apis/apps/v1')).json), ['daemonsets', 'deployments', 'replicasets']);
+  t.deepEqual(cat((await s.req('GET', '/apis/extensions/v1beta1')).json), []);
   t.deepEqual(cat((await s.req('GET', '/apis/batch/v1')).json), ['jobs']);
   t.deepEqual(cat((await s.req('GET', '/apis/autoscaling/v1')).json), ['horizontalpodautoscalers']);
 });
