@@ -89,8 +89,8 @@ subjects: [{kind: User, name: getter}]
     const r = await kc.run(['--token=admin-token', 'replace', '--subresource=status', '-f', kc.file(`s${Math.random()}.json`, JSON.stringify(o))]);
     if (r.code !== 0) throw new Error(r.stderr);
   };
-  await put('/api/v1/nodes/n1', (o) => (o.status = { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: k.port } } }));
-  await put(`/api/v1/namespaces/${NS}/pods/p`, (o) => (o.status = { phase: 'Running', podIP: '127.0.0.1' }));
+  await put('/api/v1/nodes/n1', (o) => (o.status = { addresses: [{ type: 'InternalIP', address: k.hostAddress }], daemonEndpoints: { kubeletEndpoint: { Port: k.port } } }));
+  await put(`/api/v1/namespaces/${NS}/pods/p`, (o) => (o.status = { phase: 'Running', podIP: k.hostAddress }));
 });
 test.after.always(async () => {
   await s?.close();

@@ -30,7 +30,7 @@ export interface StandInKubelet {
   port: number;
   /** Port of the plain HTTP backend (pod and service proxy). */
   backendPort: number;
-  /** An IPv4 address of this host other than loopback (endpoints may not be loopback). */
+  /** An IPv4 address of this host other than loopback (what proxy subresources may reach). */
   hostAddress: string;
   /** Port of a TCP echo server on 127.0.0.1 (the pod's IP): port-forward's target. */
   echoPort: number;
@@ -162,7 +162,8 @@ export const BACKEND_PAGE =
 
 export async function startStandInKubelet(): Promise<StandInKubelet> {
   const ca = createCa('stand-in-ca');
-  const serving = issueClientCert(ca, { cn: 'stand-in-kubelet', usage: 'server', hosts: ['127.0.0.1', 'localhost'] });
+  const host = hostAddress();
+  const serving = issueClientCert(ca, { cn: 'stand-in-kubelet', usage: 'server', hosts: ['127.0.0.1', 'localhost', host] });
   const client = issueClientCert(ca, { cn: 'apiserver-kubelet-client', orgs: ['system:masters'] });
   const requests: KubeletRequest[] = [];
   const backendRequests: KubeletRequest[] = [];
@@ -258,8 +259,9 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
     });
   });
 
-  await new Promise<void>((r) => kubelet.listen(0, '127.0.0.1', r));
-  // every address: a Service's endpoints may not be loopback, so tests reach it by the host's own address too
+  // every address: node proxy, pod proxy and a Service's endpoints may not reach loopback, so tests
+  // reach the kubelet and the backend by the host's own address too
+  await new Promise<void>((r) => kubelet.listen(0, '0.0.0.0', r));
   await new Promise<void>((r) => backend.listen(0, '0.0.0.0', r));
   const echoed = new Set<Duplex>();
   const echo: TcpServer = createTcp((c) => {
@@ -270,7 +272,7 @@ export async function startStandInKubelet(): Promise<StandInKubelet> {
   return {
     port: (kubelet.address() as AddressInfo).port,
     backendPort: (backend.address() as AddressInfo).port,
-    hostAddress: hostAddress(),
+    hostAddress: host,
     echoPort: (echo.address() as AddressInfo).port,
     ca,
     client,

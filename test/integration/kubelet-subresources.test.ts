@@ -33,7 +33,7 @@ test.before(async () => {
   const ok = (r: { status: number; text: string }) => {
     if (r.status >= 300) throw new Error(r.text);
   };
-  ok(await s.req('POST', '/api/v1/nodes', { metadata: { name: 'n1' }, status: { addresses: [{ type: 'ExternalIP', address: '192.0.2.1' }, { type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: k.port } } } }));
+  ok(await s.req('POST', '/api/v1/nodes', { metadata: { name: 'n1' }, status: { addresses: [{ type: 'ExternalIP', address: '192.0.2.1' }, { type: 'InternalIP', address: k.hostAddress }], daemonEndpoints: { kubeletEndpoint: { Port: k.port } } } }));
   ok(await s.req('POST', '/api/v1/nodes', { metadata: { name: 'down' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: 1 } } } }));
   const pod = (name: string, nodeName: string | undefined, containers = ['c']) => ({
     metadata: { name },
@@ -44,7 +44,7 @@ test.before(async () => {
   ok(await s.req('POST', `/api/v1/namespaces/${NS}/pods`, pod('pending', undefined)));
   ok(await s.req('POST', `/api/v1/namespaces/${NS}/pods`, pod('lost', 'down')));
   const p = await s.req('GET', `/api/v1/namespaces/${NS}/pods/p`);
-  ok(await s.req('PUT', `/api/v1/namespaces/${NS}/pods/p/status`, { ...p.json, status: { phase: 'Running', podIP: '127.0.0.1' } }));
+  ok(await s.req('PUT', `/api/v1/namespaces/${NS}/pods/p/status`, { ...p.json, status: { phase: 'Running', podIP: k.hostAddress } }));
   ok(await s.req('POST', `/api/v1/namespaces/${NS}/services`, { metadata: { name: 'web' }, spec: { ports: [{ name: 'http', port: 80, targetPort: k.backendPort }] } }));
   ok(await s.req('POST', `/api/v1/namespaces/${NS}/endpoints`, { metadata: { name: 'web' }, subsets: [{ addresses: [{ ip: k.hostAddress }], ports: [{ name: 'http', port: k.backendPort }] }] }));
 });
@@ -73,6 +73,50 @@ test.serial('endpoints and external IPs may not be loopback, link-local or unspe
 test.after.always(async () => {
   await s?.close();
   await k?.close();
+});
+
+// the reference's IsProxyableIP / IsProxyableHostname: what someone wrote into a pod's status or a
+// node's addresses may not point the server at its own host or the cloud's metadata service
+test.serial('pod and node proxy refuse loopback, link-local and unspecified addresses, and names that resolve to them', async (t) => {
+  const backendHits = k.backendRequests.length;
+  const kubeletHits = k.requests.length;
+  const podAt = async (name: string, podIP: string) => {
+    const created = await s.req('POST', `/api/v1/namespaces/${NS}/pods`, { metadata: { name }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } });
+    t.is(created.status, 201, created.text);
+    const put = await s.req('PUT', `/api/v1/namespaces/${NS}/pods/${name}/status`, { ...created.json, status: { phase: 'Running', podIP } });
+    t.is(put.status, 200, put.text);
+  };
+  const refused = (r: { status: number; json: { reason?: string; message?: string } }, what: string) => {
+    t.is(r.status, 400, what);
+    t.like(r.json, { reason: 'BadRequest', message: 'address not allowed' }, what);
+  };
+  for (const [i, ip] of ['127.0.0.1', '0177.0.0.1', '::1', '::ffff:127.0.0.1', '169.254.169.254', '0.0.0.0', 'localhost', 'example.com'].entries()) {
+    await podAt(`odd-${i}`, ip);
+    refused(await s.req('GET', `/api/v1/namespaces/${NS}/pods/odd-${i}:${k.backendPort}/proxy/x`), `pod proxy to ${ip}`);
+    refused(await s.req('GET', `/api/v1/namespaces/${NS}/pods/odd-${i}/proxy/x`), `pod proxy to ${ip}, default port`);
+    refused(await s.req('GET', `/api/v1/proxy/namespaces/${NS}/pods/odd-${i}:${k.backendPort}/x`), `legacy pod proxy to ${ip}`);
+  }
+  const nodeAt = async (name: string, type: string, address: string) => {
+    const r = await s.req('POST', '/api/v1/nodes', { metadata: { name }, status: { addresses: [{ type, address }], daemonEndpoints: { kubeletEndpoint: { Port: k.port } } } });
+    t.is(r.status, 201, r.text);
+  };
+  await nodeAt('loop', 'InternalIP', '127.0.0.1');
+  await nodeAt('meta', 'ExternalIP', '169.254.169.254');
+  // a name is resolved where it is dialled, and refused when it resolves to loopback
+  await nodeAt('named', 'Hostname', 'localhost');
+  for (const node of ['loop', 'meta', 'named']) {
+    refused(await s.req('GET', `/api/v1/nodes/${node}/proxy/stats`), `node proxy to ${node}`);
+    refused(await s.req('GET', `/api/v1/nodes/${node}:${k.backendPort}/proxy/stats`), `node proxy to ${node}, another port`);
+    refused(await s.req('GET', `/api/v1/proxy/nodes/${node}/stats`), `legacy node proxy to ${node}`);
+  }
+  t.is(k.backendRequests.length, backendHits, 'nothing reached the backend');
+  t.is(k.requests.length, kubeletHits, 'nothing reached the kubelet');
+  // a node's logs and exec go to fixed kubelet paths, as in the reference: a loopback kubelet still serves them
+  const logged = await s.req('POST', `/api/v1/namespaces/${NS}/pods`, { metadata: { name: 'on-loop' }, spec: { nodeName: 'loop', containers: [{ name: 'c', image: 'busybox' }] } });
+  t.is(logged.status, 201);
+  const logs = await s.req('GET', `/api/v1/namespaces/${NS}/pods/on-loop/log`);
+  t.is(logs.status, 200, logs.text);
+  t.is(k.requests.at(-1)!.url, `/containerLogs/${NS}/on-loop/c`);
 });
 
 const log = (q = '', pod = 'p') => s.req('GET', `/api/v1/namespaces/${NS}/pods/${pod}/log${q}`);

@@ -60,9 +60,26 @@ export function splitSchemeNamePort(id: string, what: 'pod' | 'service' | 'node'
   return { scheme, name, port };
 }
 
-/** Host for a URL: IPv6 literals in brackets. */
+/**
+ * The reference's IsProxyableIP: an IP literal that is not unspecified, loopback or link-local, in the
+ * form to dial. A proxy subresource may not reach the server's own host (a local etcd, the server's
+ * other ports) or the cloud's metadata service through an address someone wrote into an object.
+ */
+export function proxyableIP(text: string): string {
+  const host = canonicalIP(text);
+  // an address the resolver would have to read (`0177.0.0.1` is 127.0.0.1 to it, `localhost` anything) is no address
+  if (isIP(host) === 0 || specialIPReasons(host).length > 0) throw errors.badRequest('address not allowed');
+  return host;
+}
+
+/** A host name or IP for a URL: IPv6 literals in brackets. */
+export function urlHostname(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Host and port for a URL. */
 export function urlHost({ host, port }: HostPort): string {
-  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return `${urlHostname(host)}:${port}`;
 }
 
 /**
@@ -80,11 +97,8 @@ export function serviceBackend(service: ApiObject, endpoints: ApiObject | undefi
     const addresses = list(subset.addresses).map(obj).filter((a) => typeof a.ip === 'string' && a.ip);
     const port = list(subset.ports).map(obj).find((p) => (typeof p.name === 'string' ? p.name : '') === portName);
     if (port && addresses.length && typeof port.port === 'number') {
-      // validation refuses these; an Endpoints stored before it did is refused here (the reference's IsProxyableIP)
-      const host = canonicalIP(addresses[0].ip as string);
-      // an address the resolver would have to read (`0177.0.0.1` is 127.0.0.1 to it) is no address
-      if (isIP(host) === 0 || specialIPReasons(host).length > 0) throw errors.badRequest('address not allowed');
-      return { host, port: port.port };
+      // validation refuses these; an Endpoints stored before it did is refused here
+      return { host: proxyableIP(addresses[0].ip as string), port: port.port };
     }
   }
   throw new StatusError(503, 'ServiceUnavailable', `no endpoints available for service ${JSON.stringify(id)}`);

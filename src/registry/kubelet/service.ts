@@ -12,7 +12,9 @@ import type { RequestAttributes, RequestTarget } from '../../request/attributes.
 import { errors, StatusError } from '../../request/errors.ts';
 import type { GenericRegistry } from '../rest.ts';
 import { htmlLinkStages, rewritableHtml } from './html-links.ts';
-import { kubeletOf, podNode, serviceBackend, splitSchemeNamePort, urlHost, type HostPort } from './location.ts';
+import { isIP } from 'node:net';
+import { canonicalIP } from '../../api/validation/common.ts';
+import { kubeletOf, podNode, proxyableIP, serviceBackend, splitSchemeNamePort, urlHost, urlHostname, type HostPort } from './location.ts';
 import { chooseContainer, kubeletLogQuery, parseLogOptions } from './log-options.ts';
 import { forwardHeaders, Transport } from './transport.ts';
 import { continueIfAsked } from '../../request/unread-body.ts';
@@ -109,13 +111,16 @@ export class KubeletService {
       const pod = this.read(this.defs.pods, target.namespace, name, user);
       const ip = (pod.status as { podIP?: unknown } | undefined)?.podIP;
       if (typeof ip !== 'string' || !ip) throw errors.badRequest(`pod ${name} does not have an IP address assigned`);
-      base = `${scheme || 'http'}://${port ? urlHost({ host: ip, port: Number(port) }) : ip}`;
+      const host = proxyableIP(ip);
+      base = `${scheme || 'http'}://${port ? urlHost({ host, port: Number(port) }) : urlHostname(host)}`;
     } else if (plural === 'services') {
       const svc = this.read(this.defs.services, target.namespace, name, user);
       const eps = this.read(this.defs.endpoints, target.namespace, name, user);
       base = `${scheme || 'http'}://${urlHost(serviceBackend(svc, eps, port, target.name))}`;
     } else {
       const at = this.kubeletOfNode(name, user);
+      // a literal is checked here; a name where it is dialled (Transport.send, proxied)
+      if (isIP(canonicalIP(at.host)) !== 0) at.host = proxyableIP(at.host);
       base = !port || Number(port) === at.port ? `${this.transport.kubeletScheme}://${urlHost(at)}` : `${scheme || 'http'}://${urlHost({ host: at.host, port: Number(port) })}`;
     }
 
@@ -134,7 +139,7 @@ export class KubeletService {
     const hasBody = method !== 'GET' && method !== 'HEAD';
     // the body is read for the backend now: a caller that asked may send it
     if (hasBody) continueIfAsked(req, res);
-    const upstream = await this.transport.send(url, method, forwardHeaders(req.headers, true), hasBody ? req : undefined, proxyUnreachable);
+    const upstream = await this.transport.send(url, method, forwardHeaders(req.headers, true), hasBody ? req : undefined, proxyUnreachable, true);
     const headers = forwardHeaders(upstream.headers, false);
     const location = headers.location;
     if (typeof location === 'string') headers.location = rewriteLocation(location, url, prefix, req);

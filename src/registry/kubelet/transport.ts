@@ -1,12 +1,14 @@
 // The connection to kubelets and backends: TLS material from the --kubelet-* flags, undici for HTTP
 // (streamed both ways, nothing buffered), Node's own client for connection upgrades, and the
 // reference's header rules (hop-by-hop headers dropped, the caller's credentials never sent on).
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Agent, request, type Dispatcher } from 'undici';
 import { durationMs, type KubeletOptions } from '../../config/kubelet.ts';
-import { StatusError } from '../../request/errors.ts';
+import { errors, StatusError } from '../../request/errors.ts';
+import { specialIPReasons } from '../../api/validation/common.ts';
 
 export interface Tls {
   ca?: Buffer;
@@ -19,6 +21,8 @@ export class Transport {
   readonly timeoutMs: number;
   readonly tls: Tls;
   private readonly agent: Agent;
+  /** For the proxy subresources: names resolve only to addresses a proxy may reach. */
+  private readonly proxyAgent: Agent;
 
   constructor(o: KubeletOptions) {
     this.https = o.kubeletHttps;
@@ -28,23 +32,29 @@ export class Transport {
       cert: o.kubeletClientCertificate ? readFileSync(o.kubeletClientCertificate) : undefined,
       key: o.kubeletClientKey ? readFileSync(o.kubeletClientKey) : undefined,
     };
-    this.agent = new Agent({
+    const agentOptions = (lookup?: typeof proxyableLookup): Agent.Options => ({
       // without a CA the kubelet's serving certificate is not verified, as the reference does
-      connect: { ...this.tls, rejectUnauthorized: Boolean(this.tls.ca), timeout: this.timeoutMs },
+      connect: { ...this.tls, rejectUnauthorized: Boolean(this.tls.ca), timeout: this.timeoutMs, ...(lookup ? { lookup } : {}) },
       headersTimeout: this.timeoutMs,
       bodyTimeout: 0, // logs -f and proxied streams stay open as long as both ends do
     });
+    this.agent = new Agent(agentOptions());
+    this.proxyAgent = new Agent(agentOptions(proxyableLookup));
   }
 
   get kubeletScheme(): 'https' | 'http' {
     return this.https ? 'https' : 'http';
   }
 
-  /** One request, the response body left as a stream. Network failures become the reference's Status. */
-  async send(url: URL, method: string, headers: Record<string, string | string[]>, body: NodeJS.ReadableStream | undefined, onError: (msg: string) => StatusError): Promise<Dispatcher.ResponseData> {
+  /**
+   * One request, the response body left as a stream. Network failures become the reference's Status.
+   * `proxied`: a proxy subresource's request, whose host name must resolve to proxyable addresses only.
+   */
+  async send(url: URL, method: string, headers: Record<string, string | string[]>, body: NodeJS.ReadableStream | undefined, onError: (msg: string) => StatusError, proxied = false): Promise<Dispatcher.ResponseData> {
     try {
-      return await request(url, { method: method as Dispatcher.HttpMethod, headers, body: body as Dispatcher.DispatchOptions['body'], dispatcher: this.agent });
+      return await request(url, { method: method as Dispatcher.HttpMethod, headers, body: body as Dispatcher.DispatchOptions['body'], dispatcher: proxied ? this.proxyAgent : this.agent });
     } catch (e) {
+      if (errorCode(e) === ADDRESS_NOT_ALLOWED) throw errors.badRequest('address not allowed');
       throw onError(goError(method, url, e));
     }
   }
@@ -56,9 +66,35 @@ export class Transport {
     return httpRequest(url, opts);
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.proxyAgent.close()]);
   }
+}
+
+const ADDRESS_NOT_ALLOWED = 'PORTCULLIS_ADDRESS_NOT_ALLOWED';
+
+function errorCode(e: unknown): unknown {
+  const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
+  return (cause as NodeJS.ErrnoException | undefined)?.code;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * The reference's IsProxyableHostname, done where the socket dials: a name is refused when any of
+ * its addresses is loopback, link-local or unspecified, and the address dialled is one of those
+ * checked (a check before the dial would leave a second lookup for DNS to answer differently).
+ * IP literals are dialled without a lookup; callers check those first (`proxyableIP`).
+ */
+function proxyableLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    if (addresses.length === 0 || addresses.some((a) => specialIPReasons(a.address).length > 0)) {
+      return callback(Object.assign(new Error('address not allowed'), { code: ADDRESS_NOT_ALLOWED }), []);
+    }
+    if (options.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
 }
 
 /** A failed request in Go's words (`Get "https://h:p/x": dial tcp h:p: connect: connection refused`), as the reference reports it. */
