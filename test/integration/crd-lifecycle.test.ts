@@ -52,7 +52,11 @@ test.serial('bad CRDs are refused with 422 and serve nothing', async (t) => {
   t.is(r.status, 422, r.text);
   t.is(r.json.kind, 'Status');
   t.is(r.json.reason, 'Invalid');
-  t.true(r.json.details.causes.some((c: { field: string }) => c.field === 'spec.versions[0].schema.openAPIV3Schema'));
+  t.deepEqual(r.json.details.causes, [{
+    reason: 'FieldValueNotSupported',
+    field: 'spec.versions[0].schema.openAPIV3Schema.properties[spec].type',
+    message: 'Unsupported value: "no-such-type": supported values: "array", "boolean", "integer", "number", "object", "string"',
+  }]);
   const wrongName = await s.req('POST', CRDS, { ...crd(), metadata: { name: 'wrong.stable.example.com' } });
   t.is(wrongName.status, 422);
   const twoStorage = await s.req('POST', CRDS, crd({ versions: [{ name: 'v1', served: true, storage: true }, { name: 'v2', served: true, storage: true }] }));

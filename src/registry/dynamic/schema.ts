@@ -1,83 +1,13 @@
-// openAPIV3Schema of a custom resource, through ajv: the schema is compiled once per served version;
-// objects are pruned of unknown fields (structural pruning: every object schema that neither lists
-// `additionalProperties` nor sets `x-kubernetes-preserve-unknown-fields` drops what it does not name),
-// defaulted from `default`, then validated.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { RE2JS } from 're2js';
-import type { ApiObject, JsonObject } from '../../api/object.ts';
+// A custom resource's openAPIV3Schema applied to its objects, as the reference applies it: unknown
+// fields pruned (every object schema that neither sets `additionalProperties` nor
+// `x-kubernetes-preserve-unknown-fields` drops what it does not name), `default`s filled in, then
+// validated. Each is one walk of the object along the schema's nodes (schema-compile.ts), so a write
+// costs what the object holds, however large the schema.
+import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
+import { isPlainObject } from '../../api/object.ts';
+import { cloneJson, setOwn } from '../../api/safe-json.ts';
 import { field, type FieldError } from '../../request/errors.ts';
-
-type Schema = Record<string, unknown>;
-
-const MAX_DEPTH = 32;
-
-function isObj(v: unknown): v is Schema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Copy of the schema with `additionalProperties: false` where pruning applies (never mutates the CRD). */
-function structural(s: unknown, depth: number): unknown {
-  if (!isObj(s)) return s;
-  if (depth > MAX_DEPTH) throw new Error(`schema nested deeper than ${MAX_DEPTH} levels`);
-  const out: Schema = Object.create(null) as Schema;
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'properties' && isObj(v)) {
-      const props: Schema = Object.create(null) as Schema;
-      for (const [p, ps] of Object.entries(v)) props[p] = structural(ps, depth + 1);
-      out[k] = props;
-    } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && isObj(v)) out[k] = structural(v, depth + 1);
-    else if ((k === 'allOf' || k === 'anyOf' || k === 'oneOf') && Array.isArray(v)) out[k] = v.map((x) => structural(x, depth + 1));
-    else out[k] = v;
-  }
-  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
-  if ((s.type === 'object' || isObj(s.properties)) && !preserve && s.additionalProperties === undefined) out.additionalProperties = false;
-  return out;
-}
-
-/** The root always keeps apiVersion, kind and metadata (metadata is checked by the generic registry). */
-function rootSchema(openAPIV3Schema: Schema): Schema {
-  if (openAPIV3Schema.type !== undefined && openAPIV3Schema.type !== 'object') throw new Error('the root type must be object');
-  const s = structural(openAPIV3Schema, 0) as Schema;
-  const props = isObj(s.properties) ? s.properties : (Object.create(null) as Schema);
-  props.apiVersion = { type: 'string' };
-  props.kind = { type: 'string' };
-  props.metadata = { type: 'object' };
-  return { ...s, type: 'object', properties: props };
-}
-
-/**
- * `pattern` runs on RE2 (linear time, the reference's own regex syntax), never on JavaScript's
- * backtracking engine: a CRD author must not be able to stall the event loop with `(a+)+$`.
- */
-const re2Engine = Object.assign((pattern: string) => {
-  const re = RE2JS.compile(pattern);
-  return { test: (text: string) => re.test(text) };
-}, { code: 'RE2JS' });
-
-const ajv = new Ajv({ strict: false, allErrors: true, useDefaults: true, removeAdditional: true, code: { regExp: re2Engine } });
-// uniqueItems is not run: ajv compares every pair of items (8,000 objects took 2 s, a full body would
-// take an hour). The reference refuses the keyword in a CRD (uniqueItemsErrors); one stored before is ignored.
-ajv.removeKeyword('uniqueItems');
-
-const UNIQUE_ITEMS_FORBIDDEN = 'uniqueItems cannot be set to true since the runtime complexity becomes quadratic';
-
-/** Every `uniqueItems: true` of a schema, as field errors (walked without recursion). */
-function uniqueItemsErrors(schema: unknown, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const stack: [unknown, string, number][] = [[schema, path, 0]];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    const [s, p, depth] = top;
-    if (!isObj(s) || depth > MAX_DEPTH) continue;
-    if (s.uniqueItems === true) errs.push(field.forbidden(`${p}.uniqueItems`, UNIQUE_ITEMS_FORBIDDEN));
-    if (isObj(s.properties)) for (const [k, v] of Object.entries(s.properties)) stack.push([v, `${p}.properties[${k}]`, depth + 1]);
-    for (const k of ['items', 'additionalProperties', 'not'] as const) stack.push([s[k], `${p}.${k}`, depth + 1]);
-    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) {
-      const list = s[k];
-      if (Array.isArray(list)) list.forEach((v, i) => stack.push([v, `${p}.${k}[${i}]`, depth + 1]));
-    }
-  }
-  return errs.reverse();
-}
+import { canonicalJson, readSchema, schemaNode, type SchemaNode } from './schema-compile.ts';
 
 export interface CustomSchema {
   /** Prune unknown fields and apply defaults, in place. */
@@ -85,51 +15,193 @@ export interface CustomSchema {
   validate(obj: ApiObject): FieldError[];
 }
 
-function fieldPath(e: ErrorObject): string {
-  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') parts.push(e.params.missingProperty);
-  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i ? `.${p}` : p)).join('');
-}
+/**
+ * Steps one validation may take. anyOf/oneOf/not run a value against every branch, and branches may
+ * nest, so a small schema could make one object cost without bound; past this the object is refused.
+ */
+export const MAX_VALIDATION_STEPS = 1_000_000;
 
-function toFieldError(e: ErrorObject, obj: unknown): FieldError {
-  const path = fieldPath(e);
-  if (e.keyword === 'required') return field.required(path);
-  if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) return field.notSupported(path, valueAt(obj, e.instancePath), e.params.allowedValues.map(String));
-  return field.invalid(path, valueAt(obj, e.instancePath), e.message ?? e.keyword);
-}
+const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
-function valueAt(obj: unknown, pointer: string): unknown {
-  let v = obj;
-  for (const p of pointer.split('/').slice(1)) v = isObj(v) || Array.isArray(v) ? (v as Record<string, unknown>)[p.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-  return v;
-}
-
-/** Compile a version's schema; throws with ajv's message when the schema itself is invalid. */
+/**
+ * A version's schema, ready to apply. Never throws: a CRD whose schema breaks a rule is refused on
+ * write (schemaErrors), and one stored before the rule is served without what the rule refuses.
+ */
 export function compileCustomSchema(openAPIV3Schema: unknown): CustomSchema {
-  if (!isObj(openAPIV3Schema)) throw new Error('openAPIV3Schema must be an object');
-  const root = rootSchema(openAPIV3Schema);
-  let check: ValidateFunction;
-  try {
-    check = ajv.compile(root);
-  } finally {
-    ajv.removeSchema(root); // ajv caches by schema object; every CRD write makes a new one
-  }
+  const node = schemaNode(openAPIV3Schema);
   return {
     prune(obj) {
-      check(obj);
+      pruneAndDefault(obj, node, true);
     },
     validate(obj) {
-      return check(obj) ? [] : (check.errors ?? []).map((e) => toFieldError(e, obj));
+      const run = new Validation();
+      try {
+        run.value(obj, node, '');
+      } catch (e) {
+        if (e !== TOO_COMPLEX) throw e;
+        return [field.forbidden('', `validation against the schema takes more than ${MAX_VALIDATION_STEPS} steps`)];
+      }
+      return run.errors;
     },
   };
 }
 
-/** Field errors of a schema that does not compile (for the CRD's own validation). */
+/** Field errors of a schema (for the CRD's own validation), under `path`. */
 export function schemaErrors(openAPIV3Schema: unknown, path: string): FieldError[] {
-  try {
-    compileCustomSchema(openAPIV3Schema);
-    return uniqueItemsErrors(openAPIV3Schema, path);
-  } catch (e) {
-    return [field.invalid(path, '', e instanceof Error ? e.message : String(e))];
+  return [...readSchema(openAPIV3Schema, path).errors];
+}
+
+function pruneAndDefault(value: unknown, node: SchemaNode, root = false): void {
+  if (Array.isArray(value)) {
+    if (node.items) for (const item of value) pruneAndDefault(item, node.items);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const known = node.known;
+  for (const key of Object.keys(value)) {
+    const prop = known?.get(key);
+    if (prop) {
+      if (!(root && key === 'metadata')) pruneAndDefault(value[key], prop);
+    } else if (typeof node.additional === 'object') pruneAndDefault(value[key], node.additional);
+    else if (node.prunes && !(node.embedded && ROOT_FIELDS.has(key))) delete value[key];
+  }
+  if (!node.properties) return;
+  for (const [key, prop] of node.properties) {
+    if (!prop.hasDefault) continue;
+    const present = Object.hasOwn(value, key);
+    // the reference defaults a missing field, and a null one the schema does not let be null
+    if (present && !(value[key] === null && !prop.nullable)) continue;
+    const filled = cloneJson(prop.default as JsonValue);
+    setOwn(value, key, filled);
+    pruneAndDefault(filled, prop);
+  }
+}
+
+const TOO_COMPLEX = Symbol('too complex');
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+function hasType(v: unknown, type: string): boolean {
+  switch (type) {
+    case 'object':
+      return isPlainObject(v);
+    case 'array':
+      return Array.isArray(v);
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    default:
+      return typeof v === type;
+  }
+}
+
+const child = (p: string, k: string): string => (p ? `${p}.${k}` : k);
+const at = (p: string): string => p || '<root>';
+
+/** Code points, as JSON Schema counts a string's length. */
+function codePoints(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** The reference's messages (go-openapi's, as the reference reports them). */
+class Validation {
+  readonly errors: FieldError[] = [];
+  private steps = 0;
+
+  /** Whether `value` passes `node`, its errors kept aside (anyOf, oneOf, not). */
+  private passes(value: unknown, node: SchemaNode, p: string): boolean {
+    const outer = this.errors.length;
+    this.value(value, node, p);
+    const ok = this.errors.length === outer;
+    this.errors.length = outer;
+    return ok;
+  }
+
+  value(value: unknown, node: SchemaNode, p: string): void {
+    if (++this.steps > MAX_VALIDATION_STEPS) throw TOO_COMPLEX;
+    if (value === null) {
+      if (!node.nullable && node.type) this.errors.push(field.invalid(p, 'null', `${at(p)} in body must be of type ${node.type}: "null"`));
+      return;
+    }
+    if (node.intOrString) {
+      if (typeof value !== 'string' && !(typeof value === 'number' && Number.isInteger(value))) this.errors.push(field.invalid(p, typeName(value), `${at(p)} in body must be of type integer or string: "${typeName(value)}"`));
+    } else if (node.type && !hasType(value, node.type)) {
+      this.errors.push(field.invalid(p, typeName(value), `${at(p)} in body must be of type ${node.type}: "${typeName(value)}"`));
+      return;
+    }
+    if (node.enumKeys && !node.enumKeys.has(canonicalJson(value))) {
+      this.errors.push(field.notSupported(p, value, (node.enumValues ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))));
+    }
+    if (typeof value === 'string') this.string(value, node, p);
+    else if (typeof value === 'number') this.number(value, node, p);
+    else if (Array.isArray(value)) this.array(value, node, p);
+    else if (isPlainObject(value)) this.object(value, node, p);
+    for (const b of node.allOf ?? []) this.value(value, b, p);
+    if (node.anyOf && !node.anyOf.some((b) => this.passes(value, b, p))) this.errors.push(field.invalid(p, value, `${at(p)} in body must validate at least one schema (anyOf)`));
+    if (node.oneOf) {
+      let passing = 0;
+      for (const b of node.oneOf) if (this.passes(value, b, p)) passing++;
+      if (passing !== 1) this.errors.push(field.invalid(p, value, `${at(p)} in body must validate one and only one schema (oneOf)`));
+    }
+    if (node.not && this.passes(value, node.not, p)) this.errors.push(field.invalid(p, value, `${at(p)} in body must not validate the schema (not)`));
+  }
+
+  private string(s: string, node: SchemaNode, p: string): void {
+    if (node.maxLength !== undefined || node.minLength !== undefined) {
+      const n = codePoints(s);
+      if (node.maxLength !== undefined && n > node.maxLength) this.errors.push(field.tooLong(p, node.maxLength));
+      if (node.minLength !== undefined && n < node.minLength) this.errors.push(field.invalid(p, s, `${at(p)} in body should be at least ${node.minLength} chars long`));
+    }
+    if (node.pattern && !node.pattern.re.test(s)) this.errors.push(field.invalid(p, s, `${at(p)} in body should match '${node.pattern.source}'`));
+  }
+
+  private number(v: number, node: SchemaNode, p: string): void {
+    if (node.maximum !== undefined && (node.exclusiveMaximum ? v >= node.maximum : v > node.maximum)) {
+      this.errors.push(field.invalid(p, v, `${at(p)} in body should be less than ${node.exclusiveMaximum ? '' : 'or equal to '}${node.maximum}`));
+    }
+    if (node.minimum !== undefined && (node.exclusiveMinimum ? v <= node.minimum : v < node.minimum)) {
+      this.errors.push(field.invalid(p, v, `${at(p)} in body should be greater than ${node.exclusiveMinimum ? '' : 'or equal to '}${node.minimum}`));
+    }
+    if (node.multipleOf !== undefined) {
+      const q = v / node.multipleOf;
+      if (Math.abs(q - Math.round(q)) > 1e-9 * Math.max(1, Math.abs(q))) this.errors.push(field.invalid(p, v, `${at(p)} in body should be a multiple of ${node.multipleOf}`));
+    }
+  }
+
+  private array(list: unknown[], node: SchemaNode, p: string): void {
+    if (node.maxItems !== undefined && list.length > node.maxItems) this.errors.push({ type: 'FieldValueInvalid', field: p, value: list.length, detail: `must have at most ${node.maxItems} items` });
+    if (node.minItems !== undefined && list.length < node.minItems) this.errors.push(field.invalid(p, list.length, `${at(p)} in body should have at least ${node.minItems} items`));
+    if (node.items) for (let i = 0; i < list.length; i++) this.value(list[i], node.items, `${p}[${i}]`);
+  }
+
+  private object(o: JsonObject, node: SchemaNode, p: string): void {
+    const keys = Object.keys(o);
+    if (node.maxProperties !== undefined && keys.length > node.maxProperties) this.errors.push(field.invalid(p, keys.length, `${at(p)} in body should have at most ${node.maxProperties} properties`));
+    if (node.minProperties !== undefined && keys.length < node.minProperties) this.errors.push(field.invalid(p, keys.length, `${at(p)} in body should have at least ${node.minProperties} properties`));
+    for (const r of node.required ?? []) if (!Object.hasOwn(o, r) || o[r] === undefined) this.errors.push(field.required(child(p, r)));
+    for (const key of keys) {
+      if (p === '' && key === 'metadata') continue; // the generic registry checks metadata
+      const prop = node.properties?.get(key);
+      if (prop) this.value(o[key], prop, child(p, key));
+      else if (typeof node.additional === 'object') this.value(o[key], node.additional, `${p}[${key}]`);
+      else if (node.additional === false) this.errors.push(field.forbidden(child(p, key), `${at(p)} in body: field not declared in schema`));
+    }
   }
 }
