@@ -100,3 +100,52 @@ test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/scale/
   // kubectl's discovery cache may still name the kind: then the server answers 404 itself
   t.regex(after.stderr, /the server doesn't have a resource type "crontabs"|Unable to list "stable.example.com\/v1, Resource=crontabs": the server could not find the requested resource/);
 });
+
+const widgetCrd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.shop.example.com}
+spec:
+  group: shop.example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+    additionalPrinterColumns:
+    - {name: Size, type: string, jsonPath: .spec.size}
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    - {name: Owner, type: string, priority: 1, jsonPath: ".metadata.labels['shop.example.com/owner']"}
+`;
+
+test.serial('kubectl get prints a CRD\'s additionalPrinterColumns, -o wide its priority-1 ones too', async (t) => {
+  const applied = await k.run(['apply', '-f', k.file('widgets.yaml', widgetCrd)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.is((await k.run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/widgets.shop.example.com'])).code, 0);
+  const widget = `apiVersion: shop.example.com/v1
+kind: Widget
+metadata: {name: w1, namespace: default, labels: {shop.example.com/owner: alice}}
+spec: {size: large, replicas: 3}
+status: {conditions: [{type: Synced, status: "True"}, {type: Ready, status: "False"}]}
+`;
+  const created = await k.run(['create', '-f', k.file('w1.yaml', widget)]);
+  t.is(created.code, 0, created.stderr);
+  const list = await k.run(['get', 'widgets', '-n', 'default']);
+  t.is(list.code, 0, list.stderr);
+  const [head, row] = list.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/));
+  t.deepEqual(head, ['NAME', 'SIZE', 'REPLICAS', 'READY', 'AGE']);
+  t.deepEqual(row.slice(0, 4), ['w1', 'large', '3', 'False']);
+  t.regex(row[4], /^\d+s$/);
+  const wide = await k.run(['get', 'widgets', '-n', 'default', '-o', 'wide']);
+  t.deepEqual(wide.stdout.trim().split('\n').map((l) => l.trim().split(/\s+/)).map((r) => [r[0], r.at(-1)]), [['NAME', 'OWNER'], ['w1', 'alice']]);
+
+  const bad = await k.run(['apply', '-f', k.file('bad.yaml', widgetCrd.replace('widgets.shop', 'gadgets.shop').replace('plural: widgets, singular: widget, kind: Widget', 'plural: gadgets, singular: gadget, kind: Gadget').replace('.spec.size', '.spec.size.match(/(a+)+$/)'))]);
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /spec.versions\[0\].additionalPrinterColumns\[0\].jsonPath: Invalid value/);
+});

@@ -176,6 +176,39 @@ test.serial('v1beta1 CRDs with spec.version and spec.validation serve the kind',
   t.is((await s.req('GET', '/apis/beta.example.com/v1alpha1/gizmos')).status, 404);
 });
 
+test.serial('printer columns: a v1beta1 CRD\'s top-level additionalPrinterColumns fill its Table; a bad column is a 422', async (t) => {
+  const body = {
+    apiVersion: 'apiextensions.k8s.io/v1beta1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'dials.beta.example.com' },
+    spec: {
+      group: 'beta.example.com', version: 'v1', scope: 'Namespaced', names: { plural: 'dials', kind: 'Dial' },
+      additionalPrinterColumns: [{ name: 'Level', type: 'integer', jsonPath: '.spec.level', description: 'How far it is turned.' }, { name: 'Colour', type: 'string', jsonPath: '.spec.colour', priority: 1 }],
+    },
+  };
+  const r = await s.req('POST', '/apis/apiextensions.k8s.io/v1beta1/customresourcedefinitions', body);
+  t.is(r.status, 201, r.text);
+  t.is((await s.req('POST', '/apis/beta.example.com/v1/namespaces/default/dials', { apiVersion: 'beta.example.com/v1', kind: 'Dial', metadata: { name: 'd' }, spec: { level: 11, colour: 'red' } })).status, 201);
+  const table = await s.req('GET', '/apis/beta.example.com/v1/namespaces/default/dials', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' });
+  t.is(table.status, 200, table.text);
+  t.is(table.json.kind, 'Table');
+  t.deepEqual(table.json.columnDefinitions, [
+    { name: 'Name', type: 'string', format: 'name', description: 'The name of the object, unique within its namespace.', priority: 0 },
+    { name: 'Level', type: 'integer', format: '', description: 'How far it is turned.', priority: 0 },
+    { name: 'Colour', type: 'string', format: '', description: '', priority: 1 },
+  ]);
+  t.deepEqual(table.json.rows.map((row: { cells: unknown[] }) => row.cells), [['d', 11, 'red']]);
+  t.is((await s.req('DELETE', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.beta.example.com')).status, 200);
+
+  const bad = await s.req('POST', CRDS, crd({ versions: [{ ...crd().spec.versions[0], additionalPrinterColumns: [{ name: 'X', type: 'string', jsonPath: '.spec.image.match(/(a+)+$/)' }, { name: 'Y', type: 'colour', jsonPath: '.spec.image' }] }] }));
+  t.is(bad.status, 422, bad.text);
+  t.deepEqual(bad.json.details.causes.map((c: { reason: string; field: string }) => `${c.reason} ${c.field}`), [
+    'FieldValueInvalid spec.versions[0].additionalPrinterColumns[0].jsonPath',
+    'FieldValueNotSupported spec.versions[0].additionalPrinterColumns[1].type',
+  ]);
+  t.is((await s.req('GET', `${CRDS}/crontabs.stable.example.com`)).status, 404);
+});
+
 test.serial('a CRD whose names are already served reports NamesAccepted=False and serves nothing new', async (t) => {
   const tpr = { apiVersion: 'extensions/v1beta1', kind: 'ThirdPartyResource', metadata: { name: 'cron-tab.stable.example.com' }, versions: [{ name: 'v1' }] };
   t.is((await s.req('POST', '/apis/extensions/v1beta1/thirdpartyresources', tpr)).status, 201);

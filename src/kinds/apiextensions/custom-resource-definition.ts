@@ -6,6 +6,7 @@ import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { isDNS1123Label, isDNS1123Subdomain } from '../../api/validation/names.ts';
 import { crdVersions } from '../../registry/dynamic/crd.ts';
 import { schemaErrors } from '../../registry/dynamic/schema.ts';
+import { printerColumnErrors } from '../../registry/dynamic/printer-columns.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import { customResourceDefinitionSchema } from '../../api/validation/kind-schemas.ts';
 import { defineKind } from '../kind.ts';
@@ -44,13 +45,16 @@ function validateCrd(o: ApiObject, old: ApiObject | undefined): FieldError[] {
   if (versions.length === 0) errs.push(field.required('spec.versions', 'must have exactly one version marked as storage version'));
   else if (versions.filter((v) => v.storage).length !== 1) errs.push(field.invalid('spec.versions', versions.filter((v) => v.storage).map((v) => v.name), 'must have exactly one version marked as storage version'));
   const seen = new Set<string>();
+  const rawVersions: unknown[] = Array.isArray(spec.versions) ? spec.versions : [];
   versions.forEach((v, i) => {
     const p = `spec.versions[${i}]`;
     if (!v.name || isDNS1123Label(v.name).length) errs.push(field.invalid(`${p}.name`, v.name, 'a lowercase RFC 1123 label'));
     if (seen.has(v.name)) errs.push(field.duplicate(`${p}.name`, v.name));
     seen.add(v.name);
     if (v.schema !== undefined) errs.push(...schemaErrors(v.schema, `${p}.schema.openAPIV3Schema`));
+    errs.push(...printerColumnErrors(obj(rawVersions[i]).additionalPrinterColumns, `${p}.additionalPrinterColumns`));
   });
+  errs.push(...printerColumnErrors(spec.additionalPrinterColumns, 'spec.additionalPrinterColumns'));
   return errs;
 }
 

@@ -5,6 +5,7 @@ import type { KindStrategy } from '../../api/strategy.ts';
 import { customResourceDef } from './custom-def.ts';
 import { setScalePaths } from './scale.ts';
 import { compileCustomSchema } from './schema.ts';
+import { printerColumns } from './printer-columns.ts';
 
 const STATUS_VERBS: SubresourceDef['verbs'] = ['get', 'patch', 'update'];
 
@@ -24,6 +25,8 @@ export interface CrdVersion {
   storage: boolean;
   schema?: unknown;
   subresources: Record<string, unknown>;
+  /** additionalPrinterColumns: the version's, or v1beta1's top-level ones. */
+  columns?: unknown;
 }
 
 /** `spec.versions` (v1), or the v1beta1 `spec.version` with its top-level validation and subresources. */
@@ -31,7 +34,8 @@ export function crdVersions(spec: Record<string, unknown>): CrdVersion[] {
   const list = Array.isArray(spec.versions) ? spec.versions : [];
   const topSchema = obj(spec.validation).openAPIV3Schema;
   const topSub = obj(spec.subresources);
-  if (list.length === 0 && str(spec.version)) return [{ name: str(spec.version), served: true, storage: true, schema: topSchema, subresources: topSub }];
+  const topColumns = spec.additionalPrinterColumns;
+  if (list.length === 0 && str(spec.version)) return [{ name: str(spec.version), served: true, storage: true, schema: topSchema, subresources: topSub, columns: topColumns }];
   return list.map((raw) => {
     const v = obj(raw);
     return {
@@ -40,6 +44,7 @@ export function crdVersions(spec: Record<string, unknown>): CrdVersion[] {
       storage: v.storage === true || list.length === 1,
       schema: obj(v.schema).openAPIV3Schema ?? topSchema,
       subresources: Object.keys(obj(v.subresources)).length ? obj(v.subresources) : topSub,
+      columns: v.additionalPrinterColumns ?? topColumns,
     };
   });
 }
@@ -83,6 +88,7 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
         storageVersion: `${group}/${storage?.name ?? v.name}`,
         subresources,
         strategy: strategyFor(v.schema, hasStatus),
+        columns: printerColumns(v.columns),
       });
       if (hasScale) setScalePaths(def, { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) || undefined });
       return def;

@@ -2,6 +2,7 @@
 // generic CRUD, list, watch and selectors through the registry, stored under its own group.
 import type { ResourceDef, SubresourceDef, Verb } from '../../api/catalogue.ts';
 import { defaultStrategy, type KindStrategy } from '../../api/strategy.ts';
+import type { TableColumns } from '../../api/table-columns.ts';
 
 const CRUD: Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -19,6 +20,8 @@ export interface CustomNames {
   storageVersion?: string;
   subresources?: SubresourceDef[];
   strategy?: KindStrategy;
+  /** Printer columns (a CRD's additionalPrinterColumns); absent: NAME and AGE. */
+  columns?: TableColumns;
 }
 
 export function customResourceDef(n: CustomNames): ResourceDef {
@@ -36,6 +39,7 @@ export function customResourceDef(n: CustomNames): ResourceDef {
     storageGroup: n.group,
     dynamic: true,
     ...(n.categories?.length ? { categories: n.categories } : {}),
+    ...(n.columns ? { columns: n.columns } : {}),
     strategy: n.strategy ?? defaultStrategy,
     storageVersion: n.storageVersion ?? `${n.group}/${n.version}`,
   };
