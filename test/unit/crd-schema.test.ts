@@ -193,3 +193,11 @@ test('a schema of 20,000 properties is read and applied in one linear pass (ajv 
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   t.true(ms < 5_000, `took ${ms} ms`);
 });
+
+test('additionalProperties false prunes what the schema does not name, as ajv\'s removeAdditional did', (t) => {
+  const s = compileCustomSchema(spec({ a: { type: 'string' } }, { additionalProperties: false }));
+  const o = obj({ spec: { a: 'x', b: 1 } });
+  s.prune(o);
+  t.deepEqual(o.spec, { a: 'x' });
+  t.deepEqual(s.validate(o), []);
+});

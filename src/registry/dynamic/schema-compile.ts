@@ -24,7 +24,7 @@ export interface SchemaNode {
   readonly properties?: ReadonlyMap<string, SchemaNode>;
   /** The fields pruning keeps: the node's properties and those its allOf/anyOf/oneOf name. */
   readonly known?: ReadonlyMap<string, SchemaNode>;
-  /** Whether unknown fields of an object are pruned (an object schema without additionalProperties or preserve-unknown-fields). */
+  /** Whether unknown fields of an object are pruned (an object schema without preserve-unknown-fields whose additionalProperties is absent or false). */
   readonly prunes: boolean;
   readonly additional?: SchemaNode | boolean;
   readonly items?: SchemaNode;
@@ -172,8 +172,8 @@ class Reader {
       if (typeof v !== 'number' || !Number.isFinite(v) || (k === 'multipleOf' && v <= 0)) this.errors.push(field.invalid(`${p}.${k}`, v, k === 'multipleOf' ? 'must be a positive number' : 'must be a number'));
       else n[k] = v;
     }
-    // an object schema without additionalProperties or preserve-unknown-fields drops what it does not name
-    n.prunes = (type === 'object' || n.properties !== undefined) && !n.preserveUnknown && n.additional === undefined;
+    // an object schema without additionalProperties (or with it false) or preserve-unknown-fields drops what it does not name
+    n.prunes = (type === 'object' || n.properties !== undefined) && !n.preserveUnknown && (n.additional === undefined || n.additional === false);
     n.known = knownFields(n);
     return n;
   }
@@ -281,5 +281,5 @@ function read(openAPIV3Schema: unknown, path: string): SchemaReading {
   properties.set('metadata', { ...leaf(), preserveUnknown: true });
   const known = new Map(root.known ?? []);
   for (const k of ['apiVersion', 'kind', 'metadata']) known.set(k, properties.get(k)!);
-  return { node: { ...root, type: 'object', properties, known, prunes: !root.preserveUnknown && root.additional === undefined }, errors };
+  return { node: { ...root, type: 'object', properties, known, prunes: !root.preserveUnknown && (root.additional === undefined || root.additional === false) }, errors };
 }

@@ -1,6 +1,6 @@
 // A custom resource's openAPIV3Schema applied to its objects, as the reference applies it: unknown
-// fields pruned (every object schema that neither sets `additionalProperties` nor
-// `x-kubernetes-preserve-unknown-fields` drops what it does not name), `default`s filled in, then
+// fields pruned (every object schema without `x-kubernetes-preserve-unknown-fields` whose
+// `additionalProperties` is absent or false drops what it does not name), `default`s filled in, then
 // validated. Each is one walk of the object along the schema's nodes (schema-compile.ts), so a write
 // costs what the object holds, however large the schema.
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
