@@ -201,3 +201,24 @@ test('additionalProperties false prunes what the schema does not name, as ajv\'s
   t.deepEqual(o.spec, { a: 'x' });
   t.deepEqual(s.validate(o), []);
 });
+
+test('a large value tried against many enums is made canonical once', (t) => {
+  const branches = Array.from({ length: 2000 }, (_, i) => ({ type: 'object', enum: [{ n: i }] }));
+  const s = compileCustomSchema(spec({ v: { anyOf: branches } }));
+  const big = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 'x'.repeat(20)]));
+  const started = process.hrtime.bigint();
+  const errs = s.validate(obj({ spec: { v: big } }));
+  t.deepEqual(errs.map((e) => e.field), ['spec.v']);
+  // 2,000 × 500 KB of JSON made anew would take minutes
+  t.true(Number(process.hrtime.bigint() - started) / 1e6 < 5_000);
+});
+
+test('long strings and wide objects are paid for by their size in every branch that measures them', (t) => {
+  const lengths = compileCustomSchema(spec({ v: { anyOf: Array.from({ length: 2000 }, (_, i) => ({ type: 'string', maxLength: i })) } }));
+  const wide = compileCustomSchema(spec({ v: { anyOf: Array.from({ length: 2000 }, (_, i) => ({ type: 'object', minProperties: 30_000 + i })) } }));
+  const started = process.hrtime.bigint();
+  t.deepEqual(lengths.validate(obj({ spec: { v: 'x'.repeat(1_000_000) } })).map((e) => e.detail), [`validation against the schema takes more than ${MAX_VALIDATION_STEPS} steps`]);
+  t.deepEqual(wide.validate(obj({ spec: { v: Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 1])) } })).map((e) => e.detail), [`validation against the schema takes more than ${MAX_VALIDATION_STEPS} steps`]);
+  t.true(Number(process.hrtime.bigint() - started) / 1e6 < 5_000);
+  t.deepEqual(lengths.validate(obj({ spec: { v: 'short' } })), []);
+});

@@ -20,6 +20,8 @@ export interface CustomSchema {
  * nest, so a small schema could make one object cost without bound; past this the object is refused.
  */
 export const MAX_VALIDATION_STEPS = 1_000_000;
+/** Characters of a string that count as one step when measured, matched or made canonical. */
+const TEXT_PER_STEP = 16;
 
 const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
@@ -124,6 +126,28 @@ function codePoints(s: string): number {
 class Validation {
   readonly errors: FieldError[] = [];
   private steps = 0;
+  /** An object's canonical JSON, made once a run: a value tried against many enums costs its size once. */
+  private readonly canonicals = new Map<object, string>();
+
+  private canonical(value: unknown): string {
+    if (typeof value !== 'object' || value === null) return canonicalJson(value);
+    let text = this.canonicals.get(value);
+    if (text === undefined) {
+      this.canonicals.set(value, (text = canonicalJson(value)));
+      this.charge(text.length / TEXT_PER_STEP);
+    }
+    return text;
+  }
+
+  /**
+   * Every check is paid for: a value visited, a key of an object walked, TEXT_PER_STEP characters of
+   * a string measured or matched. anyOf, oneOf, not and allOf try one value against many branches,
+   * so what one value costs is multiplied by them; the budget bounds the product.
+   */
+  private charge(steps: number): void {
+    this.steps += steps;
+    if (this.steps > MAX_VALIDATION_STEPS) throw TOO_COMPLEX;
+  }
 
   /** Whether `value` passes `node`, its errors kept aside (anyOf, oneOf, not). */
   private passes(value: unknown, node: SchemaNode, p: string): boolean {
@@ -135,7 +159,7 @@ class Validation {
   }
 
   value(value: unknown, node: SchemaNode, p: string): void {
-    if (++this.steps > MAX_VALIDATION_STEPS) throw TOO_COMPLEX;
+    this.charge(1);
     if (value === null) {
       if (!node.nullable && node.type) this.errors.push(field.invalid(p, 'null', `${at(p)} in body must be of type ${node.type}: "null"`));
       return;
@@ -146,7 +170,7 @@ class Validation {
       this.errors.push(field.invalid(p, typeName(value), `${at(p)} in body must be of type ${node.type}: "${typeName(value)}"`));
       return;
     }
-    if (node.enumKeys && !node.enumKeys.has(canonicalJson(value))) {
+    if (node.enumKeys && !node.enumKeys.has(this.canonical(value))) {
       this.errors.push(field.notSupported(p, value, (node.enumValues ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)))));
     }
     if (typeof value === 'string') this.string(value, node, p);
@@ -165,10 +189,12 @@ class Validation {
 
   private string(s: string, node: SchemaNode, p: string): void {
     if (node.maxLength !== undefined || node.minLength !== undefined) {
+      this.charge(s.length / TEXT_PER_STEP);
       const n = codePoints(s);
       if (node.maxLength !== undefined && n > node.maxLength) this.errors.push(field.tooLong(p, node.maxLength));
       if (node.minLength !== undefined && n < node.minLength) this.errors.push(field.invalid(p, s, `${at(p)} in body should be at least ${node.minLength} chars long`));
     }
+    if (node.pattern) this.charge(s.length / TEXT_PER_STEP);
     if (node.pattern && !node.pattern.re.test(s)) this.errors.push(field.invalid(p, s, `${at(p)} in body should match '${node.pattern.source}'`));
   }
 
@@ -192,10 +218,15 @@ class Validation {
   }
 
   private object(o: JsonObject, node: SchemaNode, p: string): void {
+    this.charge(node.required?.length ?? 0);
+    for (const r of node.required ?? []) if (!Object.hasOwn(o, r) || o[r] === undefined) this.errors.push(field.required(child(p, r)));
+    const walks = node.properties !== undefined || (node.additional !== undefined && node.additional !== true);
+    if (!walks && node.maxProperties === undefined && node.minProperties === undefined) return;
     const keys = Object.keys(o);
+    this.charge(keys.length);
     if (node.maxProperties !== undefined && keys.length > node.maxProperties) this.errors.push(field.invalid(p, keys.length, `${at(p)} in body should have at most ${node.maxProperties} properties`));
     if (node.minProperties !== undefined && keys.length < node.minProperties) this.errors.push(field.invalid(p, keys.length, `${at(p)} in body should have at least ${node.minProperties} properties`));
-    for (const r of node.required ?? []) if (!Object.hasOwn(o, r) || o[r] === undefined) this.errors.push(field.required(child(p, r)));
+    if (!walks) return;
     for (const key of keys) {
       if (p === '' && key === 'metadata') continue; // the generic registry checks metadata
       const prop = node.properties?.get(key);
