@@ -128,32 +128,34 @@ interface CatalogueState {
   readonly groupVersions: readonly GroupVersion[];
   readonly resources: readonly ResourceDef[];
   readonly byPath: ReadonlyMap<string, ResourceDef>;
+  /** Rows whose categories discovery leaves out (categoriesOf). */
+  readonly uncategorised: ReadonlySet<ResourceDef>;
   readonly generation: number;
 }
 
 function stateOf(gvs: readonly GroupVersion[], defs: readonly ResourceDef[], generation: number): CatalogueState {
   const byPath = new Map<string, ResourceDef>();
   for (const r of defs) byPath.set(`${r.group}/${r.version}/${r.plural}`, r);
-  return Object.freeze({ groupVersions: Object.freeze([...gvs]), resources: Object.freeze([...defs]), byPath, generation });
+  return Object.freeze({ groupVersions: Object.freeze([...gvs]), resources: Object.freeze([...defs]), byPath, uncategorised: uncategorised(defs), generation });
 }
 
 /**
- * A kind served by two groups (deployments in apps and extensions) keeps its categories in the first
+ * A kind served by two groups (deployments in apps and extensions) is in its categories in the first
  * served group only (`groupVersions` order: the one today's clients prefer). `kubectl get all` lists
  * every group a category names, so it would list each such object twice; and it should show the
  * group kubectl reads (`deployment.apps/web`), which moves to the next group when that one is off.
  */
-function categoriesOnce(defs: readonly ResourceDef[]): ResourceDef[] {
+function uncategorised(defs: readonly ResourceDef[]): Set<ResourceDef> {
   const firstGroup = new Map<string, string>();
-  return defs.map((r) => {
-    if (!r.categories) return r;
+  const out = new Set<ResourceDef>();
+  for (const r of defs) {
+    if (!r.categories) continue;
     const kind = `${r.storageGroup}/${r.kind}`;
     const group = firstGroup.get(kind) ?? r.group;
     firstGroup.set(kind, group);
-    if (group === r.group) return r;
-    const { categories: _dropped, ...rest } = r;
-    return rest;
-  });
+    if (group !== r.group) out.add(r);
+  }
+  return out;
 }
 
 /**
@@ -170,12 +172,17 @@ export class Catalogue {
   constructor(all: readonly ResourceDef[], enabled: (gv: GroupVersion) => boolean) {
     const gvs = groupVersions.filter(enabled);
     const on = new Set(gvs.map((g) => gvString(g.group, g.version)));
-    this.base = { gvs, defs: categoriesOnce(all.filter((r) => on.has(gvString(r.group, r.version)))) };
+    this.base = { gvs, defs: all.filter((r) => on.has(gvString(r.group, r.version))) };
     this.state = stateOf(gvs, this.base.defs, 0);
   }
 
   get groupVersions(): readonly GroupVersion[] {
     return this.state.groupVersions;
+  }
+
+  /** The categories discovery lists for a served row (see uncategorised). */
+  categoriesOf(r: ResourceDef): readonly string[] | undefined {
+    return this.state.uncategorised.has(r) ? undefined : r.categories;
   }
 
   get resources(): readonly ResourceDef[] {

@@ -62,7 +62,7 @@ function resourceDef(factories: Factories, m: KindModule, row: ServedIn): Resour
     schema: m.schema,
   };
   if (m.columns) def.columns = m.columns;
-  // on every row; the served catalogue keeps them on one group per kind (Catalogue: the first served)
+  // on every row; discovery lists them in one group per kind (Catalogue.categoriesOf: the first served)
   if (m.categories) def.categories = m.categories;
   if (row.convert) def.converter = row.convert;
   if (row.handler) factories.set(plural, row.handler);

@@ -26,7 +26,7 @@ export function apiGroup(cat: Catalogue, group: string, addr: ServerAddress[]) {
   return { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(cat, group, addr) };
 }
 
-function resourceEntry(r: ResourceDef) {
+function resourceEntry(cat: Catalogue, r: ResourceDef) {
   const e: Record<string, unknown> = {
     name: r.plural,
     singularName: r.singular,
@@ -35,14 +35,15 @@ function resourceEntry(r: ResourceDef) {
     verbs: [...r.verbs].sort(),
   };
   if (r.shortNames.length) e.shortNames = r.shortNames;
-  if (r.categories?.length) e.categories = r.categories;
+  const categories = cat.categoriesOf(r);
+  if (categories?.length) e.categories = categories;
   return e;
 }
 
 export function apiResourceList(cat: Catalogue, group: string, version: string) {
   const resources: Record<string, unknown>[] = [];
   for (const r of cat.inGroupVersion(group, version)) {
-    resources.push(resourceEntry(r));
+    resources.push(resourceEntry(cat, r));
     for (const s of r.subresources) {
       const row: Record<string, unknown> = { name: `${r.plural}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind, verbs: [...s.verbs].sort() };
       if (s.group !== undefined) Object.assign(row, { group: s.group, version: s.version });
