@@ -1,6 +1,7 @@
 // The development PKI (`portcullis certs init`), the kubeconfig reader/writer, subject parsing,
 // chain verification without TLS, and the TLS server options.
 import test from 'ava';
+import forge from 'node-forge';
 import { X509Certificate, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -163,6 +164,37 @@ test('chain verification: messages for each failure; a CA in the pool may be pre
   t.throws(() => verifyClientChain([der(leaf)], CertPool.fromPem(oldCa.certPem, 'old')), { message: /expired/ });
   // Go semantics: a certificate that is itself in the pool verifies (the holder has the CA key).
   t.is(verifyClientChain([der(ca)], pool).subject.commonName, 'ca');
+});
+
+/** An RSA private key (PEM) whose public exponent is nearly as long as its modulus. */
+function hugeExponentKeyPem(bits: number): string {
+  const { BigInteger } = forge.jsbn;
+  const { p, q } = forge.pki.rsa.generateKeyPair({ bits, e: 65537 }).privateKey;
+  const phi = p.subtract(BigInteger.ONE).multiply(q.subtract(BigInteger.ONE));
+  let e = new BigInteger(forge.util.bytesToHex(forge.random.getBytesSync(bits / 8 - 2)), 16).or(BigInteger.ONE);
+  while (e.gcd(phi).compareTo(BigInteger.ONE) !== 0) e = e.add(new BigInteger('2'));
+  const d = e.modInverse(phi);
+  const key = forge.pki.setRsaPrivateKey(p.multiply(q), e, d, p, q, d.mod(p.subtract(BigInteger.ONE)), d.mod(q.subtract(BigInteger.ONE)), q.modInverse(p));
+  return forge.pki.privateKeyToPem(key);
+}
+
+test('intermediates whose keys Go would not verify with (an RSA exponent past 2^31-1) cost no signature check', (t) => {
+  const key = hugeExponentKeyPem(1024);
+  t.true((createPrivateKey(key).asymmetricKeyDetails?.publicExponent ?? 0n) > 2n ** 900n);
+  const pool = CertPool.fromPem(createCa('real-ca').certPem, 'ca.crt');
+  const der = (c: { certPem: string }) => pemToDer(c.certPem);
+  // each check with such a key costs what about 120 ordinary ones do; before, this chain cost 100 of them
+  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: key }));
+  const chain = [der(issueClientCert(mids[0], { cn: 'mallory', keyPem: key })), ...mids.map(der)];
+  let checks = 0;
+  const verify = X509Certificate.prototype.verify;
+  X509Certificate.prototype.verify = function (this: X509Certificate, k) { checks++; return verify.call(this, k); };
+  try {
+    t.throws(() => verifyClientChain(chain, pool), { instanceOf: AuthnError, message: 'x509: certificate signed by unknown authority' });
+  } finally {
+    X509Certificate.prototype.verify = verify;
+  }
+  t.is(checks, 0);
 });
 
 test('chain verification costs at most MAX_SIGNATURE_CHECKS signatures, whatever intermediates the client sends', (t) => {
