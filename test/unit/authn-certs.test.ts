@@ -1,6 +1,6 @@
 // The development PKI (`portcullis certs init`), the kubeconfig reader/writer, subject parsing,
 // chain verification without TLS, and the TLS server options.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import forge from 'node-forge';
 import { X509Certificate, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, statSync, unlinkSync } from 'node:fs';
@@ -166,6 +166,30 @@ test('chain verification: messages for each failure; a CA in the pool may be pre
   t.is(verifyClientChain([der(ca)], pool).subject.commonName, 'ca');
 });
 
+/**
+ * Twelve CA certificates named `evil` sharing `key`, each issuing every other, and a leaf under them:
+ * `verifyCounted` verifies that chain against an unrelated pool, expects `message`, and returns how
+ * many signature checks it made.
+ */
+function evilChain(key: string) {
+  const pool = CertPool.fromPem(createCa('real-ca').certPem, 'ca.crt');
+  const der = (c: { certPem: string }) => pemToDer(c.certPem);
+  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: key }));
+  const chain = [der(issueClientCert(mids[0], { cn: 'mallory', keyPem: key })), ...mids.map(der)];
+  const verifyCounted = (t: ExecutionContext, message: string): number => {
+    let checks = 0;
+    const verify = X509Certificate.prototype.verify;
+    X509Certificate.prototype.verify = function (this: X509Certificate, k) { checks++; return verify.call(this, k); };
+    try {
+      t.throws(() => verifyClientChain(chain, pool), { instanceOf: AuthnError, message });
+    } finally {
+      X509Certificate.prototype.verify = verify;
+    }
+    return checks;
+  };
+  return { der, mids, verifyCounted };
+}
+
 /** An RSA private key (PEM) whose public exponent is nearly as long as its modulus. */
 function hugeExponentKeyPem(bits: number): string {
   const { BigInteger } = forge.jsbn;
@@ -181,39 +205,17 @@ function hugeExponentKeyPem(bits: number): string {
 test('intermediates whose keys Go would not verify with (an RSA exponent past 2^31-1) cost no signature check', (t) => {
   const key = hugeExponentKeyPem(1024);
   t.true((createPrivateKey(key).asymmetricKeyDetails?.publicExponent ?? 0n) > 2n ** 900n);
-  const pool = CertPool.fromPem(createCa('real-ca').certPem, 'ca.crt');
-  const der = (c: { certPem: string }) => pemToDer(c.certPem);
   // each check with such a key costs what about 120 ordinary ones do; before, this chain cost 100 of them
-  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: key }));
-  const chain = [der(issueClientCert(mids[0], { cn: 'mallory', keyPem: key })), ...mids.map(der)];
-  let checks = 0;
-  const verify = X509Certificate.prototype.verify;
-  X509Certificate.prototype.verify = function (this: X509Certificate, k) { checks++; return verify.call(this, k); };
-  try {
-    t.throws(() => verifyClientChain(chain, pool), { instanceOf: AuthnError, message: 'x509: certificate signed by unknown authority' });
-  } finally {
-    X509Certificate.prototype.verify = verify;
-  }
-  t.is(checks, 0);
+  const { verifyCounted } = evilChain(key);
+  t.is(verifyCounted(t, 'x509: certificate signed by unknown authority'), 0);
 });
 
 test('chain verification costs at most MAX_SIGNATURE_CHECKS signatures, whatever intermediates the client sends', (t) => {
   const key = generateRsaKeyPem(1024);
-  const pool = CertPool.fromPem(createCa('real-ca').certPem, 'ca.crt');
-  const der = (c: { certPem: string }) => pemToDer(c.certPem);
   // CA certificates with one name and one key: each issues every other, so every ordering is a path
   // to try (8 of them took 1.8 s; 12 would take hours)
-  const mids = Array.from({ length: 12 }, () => createCa('evil', { keyPem: key }));
-  const chain = [der(issueClientCert(mids[0], { cn: 'mallory', keyPem: key })), ...mids.map(der)];
-  let checks = 0;
-  const verify = X509Certificate.prototype.verify;
-  X509Certificate.prototype.verify = function (this: X509Certificate, k) { checks++; return verify.call(this, k); };
-  try {
-    t.throws(() => verifyClientChain(chain, pool), { instanceOf: AuthnError, message: 'x509: signature check attempts limit reached while verifying certificate chain' });
-  } finally {
-    X509Certificate.prototype.verify = verify;
-  }
-  t.is(checks, MAX_SIGNATURE_CHECKS);
+  const { der, mids, verifyCounted } = evilChain(key);
+  t.is(verifyCounted(t, 'x509: signature check attempts limit reached while verifying certificate chain'), MAX_SIGNATURE_CHECKS);
   // a real chain as deep as the search goes still verifies
   const root = createCa('root', { keyPem: key });
   let issuer = root;
