@@ -26,6 +26,11 @@ export function immutableBody<T extends object>(value: T): T {
   return value;
 }
 
+/** Whether `value` was declared deep-frozen for its whole life (immutableBody): its encodings may be kept. */
+export function isImmutableBody(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && encoded.has(value);
+}
+
 function compact(value: unknown): string | Buffer {
   if (typeof value === 'object' && value !== null) {
     const cached = encoded.get(value);
