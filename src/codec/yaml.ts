@@ -88,9 +88,12 @@ function decodeYaml(text: string): unknown {
   let value = docs[0];
   const expanded = expandedSize(value, MAX_EXPANDED_VALUES);
   if (expanded === Infinity) throw new Error(`aliases expand the document past ${MAX_EXPANDED_VALUES} values`);
-  // aliases give one object several places: each place gets its own copy (a write to one is not a write to all)
-  if (expanded !== undefined) value = cloneJson(value);
-  if (valueTooDeep(value)) throw new Error(NESTING_TOO_DEEP);
+  if (expanded !== undefined) {
+    // aliases give one object several places: each place gets its own copy (a write to one is not a
+    // write to all); and an alias can nest its value deeper than the text does (maxDepth counts text)
+    value = cloneJson(value);
+    if (valueTooDeep(value)) throw new Error(NESTING_TOO_DEEP);
+  }
   return value;
 }
 

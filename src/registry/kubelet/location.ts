@@ -72,6 +72,14 @@ export function proxyableIP(text: string): string {
   return host;
 }
 
+/**
+ * A node address as the proxy may dial it: an IP literal held to proxyableIP here; a name left to the
+ * dial, whose lookup refuses it when it resolves to such an address (Transport.send, proxied).
+ */
+export function proxyableHost(host: string): string {
+  return isIP(canonicalIP(host)) === 0 ? host : proxyableIP(host);
+}
+
 /** A host name or IP for a URL: IPv6 literals in brackets. */
 export function urlHostname(host: string): string {
   return host.includes(':') ? `[${host}]` : host;

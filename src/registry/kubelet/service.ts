@@ -12,9 +12,7 @@ import type { RequestAttributes, RequestTarget } from '../../request/attributes.
 import { errors, StatusError } from '../../request/errors.ts';
 import type { GenericRegistry } from '../rest.ts';
 import { htmlLinkStages, rewritableHtml } from './html-links.ts';
-import { isIP } from 'node:net';
-import { canonicalIP } from '../../api/validation/common.ts';
-import { kubeletOf, podNode, proxyableIP, serviceBackend, splitSchemeNamePort, urlHost, urlHostname, type HostPort } from './location.ts';
+import { kubeletOf, podNode, proxyableHost, proxyableIP, serviceBackend, splitSchemeNamePort, urlHost, urlHostname, type HostPort } from './location.ts';
 import { chooseContainer, kubeletLogQuery, parseLogOptions } from './log-options.ts';
 import { forwardHeaders, Transport } from './transport.ts';
 import { continueIfAsked } from '../../request/unread-body.ts';
@@ -119,8 +117,7 @@ export class KubeletService {
       base = `${scheme || 'http'}://${urlHost(serviceBackend(svc, eps, port, target.name))}`;
     } else {
       const at = this.kubeletOfNode(name, user);
-      // a literal is checked here; a name where it is dialled (Transport.send, proxied)
-      if (isIP(canonicalIP(at.host)) !== 0) at.host = proxyableIP(at.host);
+      at.host = proxyableHost(at.host);
       base = !port || Number(port) === at.port ? `${this.transport.kubeletScheme}://${urlHost(at)}` : `${scheme || 'http'}://${urlHost({ host: at.host, port: Number(port) })}`;
     }
 
