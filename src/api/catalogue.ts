@@ -56,7 +56,7 @@ export interface ResourceDef {
   columns?: TableColumns;
   /** Discovery categories (`all`: what `kubectl get all` lists; a CRD's `spec.names.categories`). */
   categories?: readonly string[];
-  /** The kind's fields (its kind module's schema), for the OpenAPI documents. */
+  /** The kind's fields (its kind module's schema): the OpenAPI documents, and what a write keeps (api/prune.ts). */
   schema?: StructShape;
   /** This row's version ↔ the storage version, declared on the kind module; absent: one shape (identity). */
   converter?: VersionConverter;

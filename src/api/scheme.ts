@@ -7,6 +7,9 @@ import type { ApiObject, JsonObject, ObjectMeta } from './object.ts';
 import { isPlainObject } from './object.ts';
 import { cloneJson, wireText } from './safe-json.ts';
 import { apiVersionOf, gvPath, type ResourceDef, type VersionConverter } from './catalogue.ts';
+import { pruneUnknown, type DroppedFields } from './prune.ts';
+import { objectMetaSchema } from './validation/kind-schemas.ts';
+import { struct, type StructShape } from './validation/schema.ts';
 import { errors } from '../request/errors.ts';
 
 type Mutable = ApiObject & JsonObject;
@@ -34,6 +37,23 @@ export function toStorage(def: ResourceDef, obj: Mutable): Mutable {
   return out;
 }
 
+/** A kind's whole object: type meta, ObjectMeta and the kind module's fields (built once per schema). */
+const objectShapes = new WeakMap<StructShape, StructShape>();
+function objectShape(schema: StructShape): StructShape {
+  let shape = objectShapes.get(schema);
+  if (!shape) objectShapes.set(schema, (shape = struct({ apiVersion: 'string', kind: 'string', metadata: objectMetaSchema, ...schema.fields })));
+  return shape;
+}
+
+/**
+ * An object of `def`'s kind without the fields the kind does not have (the reference drops them when
+ * it decodes into its types); their paths go to `dropped`. Kinds without a schema (custom and
+ * third-party kinds, which prune by their own schemas) are returned as they are. Never mutates.
+ */
+export function dropUnknownFields<T>(def: ResourceDef, obj: T, dropped?: DroppedFields): T {
+  return def.schema ? pruneUnknown(obj, objectShape(def.schema), '', dropped) : obj;
+}
+
 /** The collection path of a resource, in a namespace or (namespace '') cluster-wide. */
 export function collectionPath(def: ResourceDef, namespace: string): string {
   const base = gvPath(def.group, def.version);
@@ -47,11 +67,12 @@ export function itemPath(def: ResourceDef, namespace: string, name: string): str
 /**
  * A request body as a mutable object of `def`'s kind in storage form; 400 on a wrong kind or
  * apiVersion, or a shape that is no object. `expectKind` undefined accepts any kind (subresource
- * bodies other than status).
+ * bodies other than status). A body of the kind itself loses the fields the kind does not have
+ * (their paths go to `dropped`).
  */
-export function decode(def: ResourceDef, body: unknown, expectKind: string | undefined = def.kind): Mutable {
+export function decode(def: ResourceDef, body: unknown, expectKind: string | undefined = def.kind, dropped?: DroppedFields): Mutable {
   if (!isPlainObject(body)) throw errors.badRequest(`the object provided is unrecognized (must be of type ${expectKind ?? def.kind}): expected a JSON object`);
-  const obj = cloneJson(body) as Mutable;
+  const obj = cloneJson(expectKind === def.kind ? dropUnknownFields(def, body, dropped) : body) as Mutable;
   const want = apiVersionOf(def);
   if (obj.apiVersion !== undefined && obj.apiVersion !== want) {
     throw errors.badRequest(`the API version in the data (${wireText(obj.apiVersion)}) does not match the expected API version (${want})`);

@@ -2,7 +2,7 @@ import type { ResourceDef, Verb } from '../api/catalogue.ts';
 import { errors } from '../request/errors.ts';
 import type { RequestTarget } from '../request/attributes.ts';
 import type { UserInfo } from '../authn/types.ts';
-import { parseDryRun } from '../request/query.ts';
+import { parseDryRun, parseFieldValidation, type FieldValidation } from '../request/query.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from './rest.ts';
 import { deleteBodyDryRun } from './delete-options.ts';
 import { customScale } from './dynamic/scale.ts';
@@ -32,6 +32,12 @@ function dryRunOf(method: string, query: URLSearchParams, body: unknown): boolea
   const fromQuery = parseDryRun(query.getAll('dryRun'), kind);
   const fromBody = method === 'DELETE' && deleteBodyDryRun(body);
   return fromQuery || fromBody;
+}
+
+/** `fieldValidation` of the writes that decode an object (create, update, patch); undefined for the rest. */
+function fieldValidationOf(method: string, query: URLSearchParams): FieldValidation | undefined {
+  if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return undefined;
+  return parseFieldValidation(query.get('fieldValidation'), writeOptionsKind[method]);
 }
 
 const NO_HANDLERS: ReadonlyMap<string, SpecialHandler> = new Map();
@@ -67,7 +73,8 @@ export async function dispatch(
   const { def, namespace, name, subresource, verb } = target;
   const m = method === 'HEAD' ? 'GET' : method;
   const dryRun = dryRunOf(m, query, body);
-  const req: RestRequest = { def, namespace, name, subresource, query, body, user, contentType, dryRun };
+  const fieldValidation = fieldValidationOf(m, query);
+  const req: RestRequest = { def, namespace, name, subresource, query, body, user, contentType, dryRun, fieldValidation };
   // handlers are keyed by plural: a custom kind named like a built-in one (tokenreviews.example.com) must not reach them
   const handlers = def.dynamic ? NO_HANDLERS : special;
 

@@ -6,7 +6,7 @@ import { mergeRulesOf } from '../api/merge-rules.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
 import { wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
-import { isTrue } from '../request/query.ts';
+import { isTrue, type FieldValidation } from '../request/query.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { ObjectKey } from '../store/backend.ts';
 import { turnTaker } from '../store/turns.ts';
@@ -16,7 +16,8 @@ import { runAdmission, type AdmissionPlugin } from './admission.ts';
 import { conflictStatus } from './storage-errors.ts';
 import { collectionPath, exportObject, forResponse, generateName, mutableCopy, newUid, nowTimestamp } from './meta.ts';
 import { listSelection } from './filter.ts';
-import { decode, toStorage } from '../api/scheme.ts';
+import { decode, dropUnknownFields, toStorage } from '../api/scheme.ts';
+import { droppedFields, type DroppedFields } from '../api/prune.ts';
 import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
 import { servedObject } from './served.ts';
@@ -39,11 +40,32 @@ export interface RestRequest {
    * response — except the store write (see storeCreate/storeUpdate/storeDelete). Set by the dispatcher.
    */
   dryRun?: boolean;
+  /** Unknown fields of a create, update or patch: dropped with warnings (absent: `Warn`), silently, or refused. */
+  fieldValidation?: FieldValidation;
 }
 
 export interface RestResponse {
   status: number;
   body: unknown;
+  /** Warnings for the client (the `Warning` header): the fields a write dropped. */
+  warnings?: readonly string[];
+}
+
+/**
+ * What a write reports of the fields it dropped: a Warning per field (`Warn`, the default), nothing
+ * (`Ignore`), or, with `Strict`, a 400 before anything is stored (the reference's strict decoding error).
+ */
+function unknownFieldWarnings(req: RestRequest, dropped: DroppedFields): readonly string[] | undefined {
+  if (dropped.count === 0 || req.fieldValidation === 'Ignore') return undefined;
+  const named = dropped.paths.map((p) => `unknown field ${JSON.stringify(p)}`);
+  if (req.fieldValidation !== 'Strict') return named;
+  const more = dropped.count > named.length ? ` (and ${dropped.count - named.length} more)` : '';
+  const listed = named.map((n) => (n.length > 256 ? `${n.slice(0, 256)}…` : n)).join(', '); // keys are the client's: bounded
+  throw errors.badRequest(`${req.def.kind} in version "${req.def.version}" cannot be handled as a ${req.def.kind}: strict decoding error: ${listed}${more}`);
+}
+
+function withWarnings(res: RestResponse, warnings: readonly string[] | undefined): RestResponse {
+  return warnings ? { ...res, warnings } : res;
 }
 
 type Mutable = ApiObject & JsonObject;
@@ -126,7 +148,9 @@ export class GenericRegistry {
   async create(req: RestRequest): Promise<RestResponse> {
     const { def } = req;
     const strategy = def.strategy;
-    const obj = this.decodeBody(req) as Mutable;
+    const dropped = droppedFields();
+    const obj = this.decodeBody(req, undefined, dropped) as Mutable;
+    const warnings = unknownFieldWarnings(req, dropped);
     const meta = obj.metadata;
     this.checkNamespace(req, meta);
     if (!def.namespaced) delete meta.namespace;
@@ -157,7 +181,7 @@ export class GenericRegistry {
       const name = candidate.metadata.name!;
       try {
         const stored = await this.storeCreate(req, this.keyOf(def, ns, name), candidate);
-        return { status: 201, body: forResponse(def, stored) };
+        return withWarnings({ status: 201, body: forResponse(def, stored) }, warnings);
       } catch (e) {
         if (!(e instanceof BackendConflict && e.kind === 'exists')) throw e;
         if (generated) {
@@ -181,12 +205,14 @@ export class GenericRegistry {
   // ---------- update (PUT on the object or its status) ----------
 
   async update(req: RestRequest): Promise<RestResponse> {
-    const body = this.decodeBody(req) as Mutable;
+    const dropped = droppedFields();
+    const body = this.decodeBody(req, undefined, dropped) as Mutable;
+    const warnings = unknownFieldWarnings(req, dropped);
     const meta = body.metadata;
     checkBodyNames(req, meta);
     meta.name = req.name;
     const precondition = parseResourceVersion(meta.resourceVersion);
-    return this.guaranteedUpdate(req, precondition, (current) => this.mergeForUpdate(req, body, current));
+    return withWarnings(await this.guaranteedUpdate(req, precondition, (current) => this.mergeForUpdate(req, body, current)), warnings);
   }
 
   /**
@@ -251,7 +277,8 @@ export class GenericRegistry {
     const raw = req.body;
     if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
     const rules = mergeRulesOf(req.def.strategy);
-    return this.guaranteedUpdate(
+    let warnings: readonly string[] | undefined;
+    const res = await this.guaranteedUpdate(
       req,
       undefined,
       (current) => {
@@ -271,11 +298,16 @@ export class GenericRegistry {
           throw errors.badRequest(`the patch may not change apiVersion or kind (${wireText(patched.apiVersion)}, ${wireText(patched.kind)})`);
         }
         patched.apiVersion = current!.apiVersion;
+        // fields the kind does not have are dropped (counted afresh on each conflict retry)
+        const dropped = droppedFields();
+        const known = dropUnknownFields(req.def, patched, dropped);
+        warnings = unknownFieldWarnings(req, dropped);
         // served form → storage form (the row's converter; identity keeps the stored apiVersion)
-        return this.mergeForUpdate(req, toStorage(req.def, patched), current);
+        return this.mergeForUpdate(req, toStorage(req.def, known), current);
       },
       { noCreate: true },
     );
+    return withWarnings(res, warnings);
   }
 
   /** Main PUT keeps the old status; status PUT keeps everything but the status fields. */
@@ -444,8 +476,8 @@ export class GenericRegistry {
   }
 
   /** The request body as a mutable object of this kind in storage form (the scheme decodes); 400 on a wrong kind/apiVersion or shape. */
-  decodeBody(req: RestRequest, expectKind = req.subresource && req.subresource !== 'status' ? undefined : req.def.kind): Mutable {
-    return decode(req.def, req.body, expectKind);
+  decodeBody(req: RestRequest, expectKind = req.subresource && req.subresource !== 'status' ? undefined : req.def.kind, dropped?: DroppedFields): Mutable {
+    return decode(req.def, req.body, expectKind, dropped);
   }
 
   private checkNamespace(req: RestRequest, meta: ObjectMeta): void {

@@ -9,6 +9,7 @@ import type { WatchHub } from '../store/watch-hub.ts';
 import { STREAMING_SUBRESOURCES, type KubeletService } from '../registry/kubelet/service.ts';
 import { hasBody, readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
+import { setWarnings } from './warnings.ts';
 import type { RequestState } from './state.ts';
 import { serveWatch, type WatchDeps } from './watch/handler.ts';
 import type { WatchLimits } from './watch/limits.ts';
@@ -69,6 +70,7 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     const contentType = ctx.get('Content-Type');
     const body = raw ? decodeRequestBody(contentType, raw, bodies, ctx.method) : undefined;
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
+    setWarnings(ctx.res, res.warnings);
     respond(ctx, d.codecs, res.status, res.body, endpointConversions(def, target.subresource, ctx.state.query));
   };
 }

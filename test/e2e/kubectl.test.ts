@@ -136,3 +136,26 @@ test.serial('kubectl apply twice with a change in between', async (t) => {
   t.is(third.code, 0);
   t.regex(third.stdout, /unchanged/);
 });
+
+test.serial('unknown fields past client-side validation (--validate=false) are dropped, and kubectl prints the warnings', async (t) => {
+  const manifest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: loose
+  bogus: 1
+data: {x: "1"}
+extra: true
+`;
+  const applied = await k.run(['apply', '--validate=false', '-f', k.file('loose.yaml', manifest)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.regex(applied.stderr, /^Warning: unknown field "extra"$/m);
+  t.regex(applied.stderr, /^Warning: unknown field "metadata.bogus"$/m);
+  const obj = JSON.parse((await k.run(['get', 'configmap', 'loose', '-o', 'json'])).stdout);
+  t.false('extra' in obj);
+  t.false('bogus' in obj.metadata);
+  t.deepEqual(obj.data, { x: '1' });
+  // kubectl's own validation still refuses them first
+  const strict = await k.run(['apply', '-f', k.file('loose.yaml', manifest.replace('loose', 'strict'))]);
+  t.not(strict.code, 0);
+  t.regex(strict.stderr, /unknown field "extra"/);
+});

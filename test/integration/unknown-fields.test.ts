@@ -1,0 +1,170 @@
+// Unknown fields of built-in kinds through the real server: dropped on create, update, patch (all
+// three types) and /status, in every group-version serving the kind, reported in Warning headers; a
+// subresource body of another kind (Scale) is not read as the parent's kind. (Unit side:
+// test/unit/prune.test.ts.)
+import test, { type ExecutionContext } from 'ava';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+let srv: TestServer;
+test.before(async () => {
+  srv = await startServer();
+});
+test.after.always(() => srv?.close());
+
+const container = { name: 'c', image: 'nginx:1.11' };
+const template = { metadata: { labels: { app: 'web' } }, spec: { containers: [container] } };
+
+async function namespace(t: ExecutionContext, name: string): Promise<string> {
+  const r = await srv.req('POST', '/api/v1/namespaces', { metadata: { name } });
+  t.is(r.status, 201, r.text);
+  return name;
+}
+
+/** The Warning header's values (fetch joins repeated headers with ", "; ours never contain '", 2'). */
+const warnings = (headers: Headers): string[] => (headers.get('warning') ?? '').split(/, (?=299 )/).filter(Boolean);
+
+test('create: unknown top-level and metadata fields are not stored, and each is named in a Warning', async (t) => {
+  const ns = await namespace(t, 'uf-create');
+  const r = await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'c', bogus: 1, labels: { a: 'b' } }, data: { k: 'v' }, extra: { nested: true } });
+  t.is(r.status, 201, r.text);
+  t.deepEqual(warnings(r.headers), ['299 - "unknown field \\"metadata.bogus\\""', '299 - "unknown field \\"extra\\""']);
+  t.false('extra' in r.json);
+  const got = await srv.req('GET', `/api/v1/namespaces/${ns}/configmaps/c`);
+  t.false('extra' in got.json);
+  t.false('bogus' in got.json.metadata);
+  t.deepEqual(got.json.data, { k: 'v' });
+  t.deepEqual(got.json.metadata.labels, { a: 'b' });
+  t.is(got.headers.get('warning'), null, 'reads carry no warning');
+  // a body with only known fields gets none
+  const clean = await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'd' }, data: { k: 'v' } });
+  t.is(clean.status, 201);
+  t.is(clean.headers.get('warning'), null);
+});
+
+test('nested fields in lists, through a converted version (apps/v1) and the storage one', async (t) => {
+  const ns = await namespace(t, 'uf-nested');
+  const body = {
+    metadata: { name: 'web' },
+    spec: { selector: { matchLabels: { app: 'web' } }, replicas: 1, surprise: 'x', template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ ...container, sidecarMode: 'on' }] } } },
+  };
+  const r = await srv.req('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, body);
+  t.is(r.status, 201, r.text);
+  t.deepEqual(warnings(r.headers), ['299 - "unknown field \\"spec.surprise\\""', '299 - "unknown field \\"spec.template.spec.containers[0].sidecarMode\\""']);
+  for (const gv of ['apps/v1', 'extensions/v1beta1']) {
+    const got = await srv.req('GET', `/apis/${gv}/namespaces/${ns}/deployments/web`);
+    t.is(got.status, 200);
+    t.false('surprise' in got.json.spec, gv);
+    t.false('sidecarMode' in got.json.spec.template.spec.containers[0], gv);
+  }
+});
+
+test('update (PUT) and /status drop unknown fields too', async (t) => {
+  const ns = await namespace(t, 'uf-update');
+  const base = `/api/v1/namespaces/${ns}/replicationcontrollers`;
+  const created = await srv.req('POST', base, { metadata: { name: 'rc' }, spec: { replicas: 1, selector: { app: 'web' }, template } });
+  t.is(created.status, 201, created.text);
+  const put = await srv.req('PUT', `${base}/rc`, { ...created.json, spec: { ...created.json.spec, replicas: 2, color: 'blue' } });
+  t.is(put.status, 200, put.text);
+  t.deepEqual(warnings(put.headers), ['299 - "unknown field \\"spec.color\\""']);
+  t.is(put.json.spec.replicas, 2);
+  t.false('color' in put.json.spec);
+  const status = await srv.req('PUT', `${base}/rc/status`, { ...put.json, status: { replicas: 1, mood: 'fine' } });
+  t.is(status.status, 200, status.text);
+  t.deepEqual(warnings(status.headers), ['299 - "unknown field \\"status.mood\\""']);
+  const got = await srv.req('GET', `${base}/rc`);
+  t.deepEqual(got.json.status, { replicas: 1 });
+  t.false('color' in got.json.spec);
+});
+
+test('patch: merge, strategic merge and JSON patch results lose the fields the kind does not have', async (t) => {
+  const ns = await namespace(t, 'uf-patch');
+  const item = `/api/v1/namespaces/${ns}/configmaps/p`;
+  t.is((await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'p' }, data: { a: '1' } })).status, 201);
+  const cases: [string, unknown, string][] = [
+    ['application/merge-patch+json', { data: { b: '2' }, extraMerge: 1 }, 'extraMerge'],
+    ['application/strategic-merge-patch+json', { data: { c: '3' }, metadata: { odd: true } }, 'metadata.odd'],
+    ['application/json-patch+json', [{ op: 'add', path: '/extraJson', value: { x: 1 } }, { op: 'add', path: '/data/d', value: '4' }], 'extraJson'],
+  ];
+  for (const [type, patch, field] of cases) {
+    const r = await srv.req('PATCH', item, JSON.stringify(patch), { 'content-type': type });
+    t.is(r.status, 200, `${type}: ${r.text}`);
+    t.deepEqual(warnings(r.headers), [`299 - "unknown field \\"${field}\\""`], type);
+  }
+  const got = await srv.req('GET', item);
+  t.deepEqual(got.json.data, { a: '1', b: '2', c: '3', d: '4' });
+  t.deepEqual(Object.keys(got.json).sort(), ['apiVersion', 'data', 'kind', 'metadata']);
+  t.false('odd' in got.json.metadata);
+});
+
+test('free-form fields and label keys are kept, and a Scale body is not read as its parent kind', async (t) => {
+  const ns = await namespace(t, 'uf-kept');
+  const base = `/apis/extensions/v1beta1/namespaces/${ns}/deployments`;
+  const labels = { constructor: 'c', toString: 't', app: 'web' };
+  const r = await srv.req('POST', base, { metadata: { name: 'd', labels }, spec: { replicas: 1, template } });
+  t.is(r.status, 201, r.text);
+  t.is(r.headers.get('warning'), null);
+  t.deepEqual(r.json.metadata.labels, labels);
+  const scale = await srv.req('PUT', `${base}/d/scale`, { apiVersion: 'extensions/v1beta1', kind: 'Scale', metadata: { name: 'd', namespace: ns }, spec: { replicas: 3 } });
+  t.is(scale.status, 200, scale.text);
+  t.is(scale.headers.get('warning'), null);
+  t.is((await srv.req('GET', `${base}/d`)).json.spec.replicas, 3);
+});
+
+test('hostile keys: 100,000 unknown fields, and keys with quotes, control characters and other scripts', async (t) => {
+  const ns = await namespace(t, 'uf-hostile');
+  const body: Record<string, unknown> = { metadata: { name: 'many' }, data: { k: 'v' } };
+  for (let i = 0; i < 100_000; i++) body[`junk${i}`] = i;
+  const many = await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, body);
+  t.is(many.status, 201, many.text.slice(0, 300));
+  const values = warnings(many.headers);
+  t.is(values.length, 64, 'at most 64 fields are named');
+  t.true((many.headers.get('warning') ?? '').length < 6 * 1024, 'the header stays within the reference bound');
+  t.deepEqual(Object.keys((await srv.req('GET', `/api/v1/namespaces/${ns}/configmaps/many`)).json).sort(), ['apiVersion', 'data', 'kind', 'metadata']);
+
+  const odd = { 'quote"back\\slash': 1, 'line\nbreak\u007f': 2, 'é✓名': 3 };
+  const r = await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'odd' }, ...odd });
+  t.is(r.status, 201, r.text);
+  const text = r.headers.get('warning') ?? '';
+  t.true(/^[\x20-\x7e]+$/.test(text), 'printable ASCII only');
+  t.true(text.includes('unknown field \\"quote\\\\\\"back\\\\\\\\slash\\"'), text);
+  t.true(text.includes('unknown field \\"line\\\\nbreak\\u007f\\"'), text);
+  t.true(text.includes('unknown field \\"\\u00e9\\u2713\\u540d\\"'), text);
+  t.is((await srv.req('GET', '/healthz')).status, 200);
+});
+
+test('fieldValidation: Strict refuses the write with a 400 and stores nothing, Ignore drops silently, other values are a 400', async (t) => {
+  const ns = await namespace(t, 'uf-modes');
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  const strict = await srv.req('POST', `${base}?fieldValidation=Strict`, { metadata: { name: 's', bogus: 1 }, extra: true });
+  t.is(strict.status, 400, strict.text);
+  t.is(strict.json.reason, 'BadRequest');
+  t.is(strict.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogus", unknown field "extra"');
+  t.is((await srv.req('GET', `${base}/s`)).status, 404, 'nothing stored');
+  // Strict with only known fields is an ordinary create
+  t.is((await srv.req('POST', `${base}?fieldValidation=Strict`, { metadata: { name: 's' }, data: { a: '1' } })).status, 201);
+  const patched = await srv.req('PATCH', `${base}/s?fieldValidation=Strict`, JSON.stringify({ data: { a: '2' }, extra: 1 }), { 'content-type': 'application/merge-patch+json' });
+  t.is(patched.status, 400, patched.text);
+  t.regex(patched.json.message, /strict decoding error: unknown field "extra"$/);
+  const put = await srv.req('PUT', `${base}/s?fieldValidation=Strict`, { metadata: { name: 's' }, data: { a: '3' }, spec: {} });
+  t.is(put.status, 400, put.text);
+  t.deepEqual((await srv.req('GET', `${base}/s`)).json.data, { a: '1' }, 'neither the patch nor the update landed');
+
+  const many: Record<string, unknown> = { metadata: { name: 'many' } };
+  for (let i = 0; i < 100; i++) many[`k${i}`] = i;
+  const bounded = await srv.req('POST', `${base}?fieldValidation=Strict`, many);
+  t.is(bounded.status, 400);
+  t.regex(bounded.json.message, /unknown field "k63" \(and 36 more\)$/);
+
+  const ignore = await srv.req('POST', `${base}?fieldValidation=Ignore`, { metadata: { name: 'i' }, extra: true });
+  t.is(ignore.status, 201, ignore.text);
+  t.is(ignore.headers.get('warning'), null);
+  t.false('extra' in ignore.json);
+  const warn = await srv.req('POST', `${base}?fieldValidation=Warn`, { metadata: { name: 'w' }, extra: true });
+  t.is(warn.status, 201);
+  t.deepEqual(warnings(warn.headers), ['299 - "unknown field \\"extra\\""']);
+
+  const bad = await srv.req('POST', `${base}?fieldValidation=strict`, { metadata: { name: 'b' } });
+  t.is(bad.status, 400, bad.text);
+  t.is(bad.json.message, 'CreateOptions.meta.platform.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"');
+  t.is((await srv.req('GET', `${base}/b`)).status, 404);
+});
