@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { parseJson, setOwn } from '../api/safe-json.ts';
+import { parseRfc3339, type ParsedTime } from '../api/rfc3339.ts';
 
 const PROTO_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'proto');
 const FILES = ['meta.proto', 'core.proto', 'workloads.proto', 'access.proto'];
@@ -103,12 +104,13 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function parseTime(s: unknown): { seconds: number; nanos: number } | undefined {
-  if (typeof s !== 'string' || s === '') return undefined;
-  const ms = Date.parse(s);
-  if (Number.isNaN(ms)) throw new Error(`invalid time ${JSON.stringify(s.slice(0, 40))}`);
-  const frac = /\.(\d+)/.exec(s)?.[1] ?? '';
-  return { seconds: Math.floor(ms / 1000), nanos: Number((frac + '000000000').slice(0, 9)) };
+/**
+ * A time's message form. Writes refuse times that are not RFC 3339 (api/validation/schema.ts), but an
+ * object stored before that rule may hold one: it is written as the zero time, as the reference would
+ * have served an object it could not have stored, rather than failing the whole answer.
+ */
+function parseTime(s: unknown): ParsedTime | undefined {
+  return typeof s === 'string' && s !== '' ? parseRfc3339(s) : undefined;
 }
 
 function specialToMessage(kind: Special, v: unknown): unknown {
@@ -135,10 +137,30 @@ function specialToMessage(kind: Special, v: unknown): unknown {
   }
 }
 
+/**
+ * A scalar as its protobuf type holds it. Writes type-check what they store, but a record stored
+ * before a rule (or by an older build) may hold null or another type where the schema has a string,
+ * and protobufjs throws on those: such a value is written as its type's zero value (or, for a string,
+ * its text) instead of failing the whole answer.
+ */
+function scalarToMessage(type: string | undefined, v: unknown): unknown {
+  switch (type) {
+    case 'string':
+      return typeof v === 'string' ? v : v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    case 'bytes':
+      // base64 in JSON; Buffer's decoder never throws, where protobufjs's does on a bad character
+      return typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.alloc(0);
+    case 'bool':
+      return v === true;
+    default:
+      return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+  }
+}
+
 function valueToMessage(f: FieldPlan, v: unknown): unknown {
   if (f.special) return specialToMessage(f.special, v);
   if (f.message) return isObject(v) ? toMessage(f.message, v) : {};
-  return v;
+  return scalarToMessage(f.scalar, v);
 }
 
 /** The protobufjs message form of a JSON object (unknown keys dropped, specials converted). */
@@ -156,18 +178,12 @@ export function toMessage(plan: MessagePlan, json: Json): Json {
     if (v === null || v === undefined) continue;
     if (f.map) {
       if (!isObject(v)) continue;
-      if (!f.message && !f.special) {
-        out[f.name] = v;
-        continue;
-      }
       const m: Json = {};
       for (const mk of Object.keys(v)) setOwn(m, mk, valueToMessage(f, v[mk]));
       out[f.name] = m;
     } else if (f.repeated) {
       if (!Array.isArray(v)) continue;
-      out[f.name] = f.message || f.special ? v.map((x) => valueToMessage(f, x)) : v;
-    } else if (f.scalar === 'bool') {
-      out[f.name] = v === true;
+      out[f.name] = v.map((x) => valueToMessage(f, x));
     } else {
       out[f.name] = valueToMessage(f, v);
     }
@@ -180,10 +196,14 @@ export function toMessage(plan: MessagePlan, json: Json): Json {
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
 
 function formatTime(m: Json, micro: boolean): string | undefined {
-  if (m.seconds === undefined && m.nanos === undefined) return undefined; // the zero time: an empty message
-  const d = new Date(toNumber(m.seconds ?? 0) * 1000);
+  // the zero time is an empty message (a decoded message's unset fields read their defaults from its
+  // prototype, so only own fields count)
+  const seconds = own(m, 'seconds');
+  const nanos = own(m, 'nanos');
+  if (seconds === undefined && nanos === undefined) return undefined;
+  const d = new Date(toNumber(seconds ?? 0) * 1000);
   const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  return micro ? `${base}.${pad(Math.floor(toNumber(m.nanos ?? 0) / 1000), 6)}Z` : `${base}Z`;
+  return micro ? `${base}.${pad(Math.floor(toNumber(nanos ?? 0) / 1000), 6)}Z` : `${base}Z`;
 }
 
 function toNumber(v: unknown): number {

@@ -67,11 +67,27 @@ export interface KindModule {
   categories?: readonly string[];
 }
 
-/** The kind's rules behind the type check of its typed fields. */
+/**
+ * The kind's rules behind the type check of its typed fields. The rules are written for well-typed
+ * objects: when the type check has found a wrong type, a rule that trips over it (reading a number
+ * as a list) has nothing to add, so its TypeError yields the type errors alone, never a 500.
+ */
 function withTypeCheck(shape: StructShape | undefined, s: KindStrategy): KindStrategy {
   if (!shape) return s;
   const rules = s.validate;
-  return { ...s, validate: (obj, old) => mergeTypeErrors(checkShape(obj, shape, ''), rules?.(obj, old) ?? []) };
+  return {
+    ...s,
+    validate: (obj, old) => {
+      const typeErrs = checkShape(obj, shape, '');
+      if (typeErrs.length === 0) return rules?.(obj, old) ?? [];
+      try {
+        return mergeTypeErrors(typeErrs, rules?.(obj, old) ?? []);
+      } catch (e) {
+        if (e instanceof TypeError) return typeErrs;
+        throw e;
+      }
+    },
+  };
 }
 
 /** A kind module whose strategy also checks the types of the kind's typed fields. */

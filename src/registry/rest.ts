@@ -492,8 +492,16 @@ export class GenericRegistry {
     const errs: FieldError[] = [];
     errs.push(...validateObjectMeta(obj.metadata, { namespaced: def.namespaced, nameRule: strategy.nameRule, isCreate: !old }));
     if (old) errs.push(...validateMetaUpdate(obj.metadata, old.metadata));
-    if (strategy.validate) errs.push(...strategy.validate(obj, old));
-    if (errs.length > 0) throw errors.invalid(def.group, def.kind, obj.metadata.name ?? '', errs);
+    if (strategy.validate) {
+      try {
+        errs.push(...strategy.validate(obj, old));
+      } catch (e) {
+        // the kind's rules read metadata as the metadata rules allow it: when those have already
+        // refused it (a name that is no string), a rule tripping over it has nothing to add
+        if (!(e instanceof TypeError && errs.length > 0)) throw e;
+      }
+    }
+    if (errs.length > 0) throw errors.invalid(def.group, def.kind, typeof obj.metadata.name === 'string' ? obj.metadata.name : '', errs);
   }
 }
 

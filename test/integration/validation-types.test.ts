@@ -217,3 +217,41 @@ test('rollback revision and delete gracePeriodSeconds are int64', async (t) => {
   t.is((await srv.req('GET', `${DEPLOYMENTS}/rb`)).status, 200, 'not deleted');
   t.is((await srv.req('DELETE', `${DEPLOYMENTS}/rb`)).status, 200);
 });
+
+test('times are RFC 3339, list items and map values are not null, and rules never see a wrong type (a 422, never a 500)', async (t) => {
+  const ns = 'wrong-types';
+  t.is((await srv.req('POST', '/api/v1/namespaces', { metadata: { name: ns } })).status, 201);
+  const event = { metadata: { name: 'e' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'R', message: 'm' };
+  for (const [field, value] of [['firstTimestamp', 'yesterday'], ['lastTimestamp', '2020-13-01T00:00:00Z'], ['eventTime', '2020-02-30T00:00:00.000000Z'], ['firstTimestamp', '2020-01-01 00:00:00Z']] as const) {
+    const r = await srv.req('POST', `/api/v1/namespaces/${ns}/events`, { ...event, [field]: value });
+    assertInvalid(t, r, field, 'must be a time in RFC 3339 format, such as 2006-01-02T15:04:05Z');
+  }
+  for (const ok of ['2020-01-01T00:00:00Z', '2020-02-29T23:59:59.123456+05:30', '2021-06-30T12:00:00-07:00']) {
+    const r = await srv.req('POST', `/api/v1/namespaces/${ns}/events`, { ...event, metadata: { name: `ok-${ok.length}-${ok.slice(-3).replace(/\W/g, '')}` }, firstTimestamp: ok, lastTimestamp: ok });
+    t.is(r.status, 201, `${ok}: ${r.text}`);
+  }
+  // a pod template's own metadata is the client's
+  const rc = { metadata: { name: 'rc' }, spec: { replicas: 1, selector: { app: 'web' }, template: { ...template, metadata: { ...template.metadata, creationTimestamp: 'now' } } } };
+  assertInvalid(t, await srv.req('POST', `/api/v1/namespaces/${ns}/replicationcontrollers`, rc), 'spec.template.metadata.creationTimestamp');
+
+  // a selector whose matchExpressions is no list: the type error, not the selector rule's crash
+  const rs = { metadata: { name: 'rs' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' }, matchExpressions: 0 }, template } };
+  assertInvalid(t, await srv.req('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, rs), 'spec.selector.matchExpressions', 'must be a list');
+  const badOp = { ...rs, spec: { ...rs.spec, selector: { matchExpressions: [{ key: 'app', operator: 7 }] } } };
+  const r = await srv.req('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, badOp);
+  t.is(r.status, 422, r.text);
+
+  // null where a list item belongs
+  const role = await srv.req('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, { metadata: { name: 'r' }, rules: [{ verbs: ['get', null], apiGroups: [''], resources: ['pods'] }] });
+  assertInvalid(t, role, 'rules[0].verbs[1]', 'must be a string');
+  const cm = await srv.req('POST', `/api/v1/namespaces/${ns}/configmaps`, { metadata: { name: 'c' }, data: { k: null } });
+  assertInvalid(t, cm, 'data[k]', 'must be a string');
+
+  // a name that is no string, on a kind whose rules read the name
+  const tpr = await srv.req('POST', '/apis/extensions/v1beta1/thirdpartyresources', { metadata: { name: true }, versions: [{ name: 'v1' }] });
+  assertInvalid(t, tpr, 'metadata.name', 'must be a string');
+  for (const path of [`/api/v1/namespaces/${ns}/events`, `/apis/apps/v1/namespaces/${ns}/replicasets`, `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`, `/api/v1/namespaces/${ns}/configmaps`]) {
+    const list = await srv.req('GET', path);
+    t.true(list.json.items.every((i: { metadata: { name: string } }) => i.metadata.name.startsWith('ok-')), `${path}: nothing invalid stored`);
+  }
+});

@@ -76,6 +76,25 @@ test('bad bodies are refused with an error, never a half-read object', (t) => {
   t.throws(() => decodeObject(Buffer.concat([good, Buffer.from([0x1a, 0x01, 0x78])])), { message: /content encoding/ });
 });
 
+test('a record stored before the type rules (null items, wrong scalar types, a time that is not RFC 3339) still encodes', (t) => {
+  // writes refuse all of these now (api/validation/schema.ts); older records may hold them
+  const role = decodeObject(encodeObject({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r' }, rules: [{ verbs: [null, 'get', 7], resources: ['pods'] }] }));
+  t.deepEqual((role.rules as { verbs: string[] }[])[0].verbs, ['', 'get', '7']);
+  const ev = decodeObject(
+    encodeObject({
+      apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'd' }, involvedObject: { kind: 'Pod', name: 'p' },
+      firstTimestamp: 'yesterday', lastTimestamp: '2020-01-01T00:00:00Z', eventTime: '1Gi', count: 'three', message: { not: 'text' },
+    }),
+  );
+  t.is(ev.firstTimestamp, undefined, 'an unreadable time is the zero time');
+  t.is(ev.lastTimestamp, '2020-01-01T00:00:00Z');
+  t.is(ev.eventTime, undefined);
+  t.is(ev.count, 0, 'a wrongly typed number is zero');
+  t.is(ev.message, '{"not":"text"}');
+  const secret = decodeObject(encodeObject({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { ok: 'aGk=', bad: '!!', none: null } }));
+  t.deepEqual(secret.data, { ok: 'aGk=', bad: '', none: '' });
+});
+
 test('RBAC PolicyRule numbers: v1 (and v1beta1) apiGroups=2 resources=3, v1alpha1 keeps attributeRestrictions at 2', (t) => {
   // a Role as kubectl 1.32 writes it: rules=2{verbs=1 "get", apiGroups=2 "", resources=3 "pods"}
   const rule = Buffer.from([0x0a, 0x03, ...Buffer.from('get'), 0x12, 0x00, 0x1a, 0x04, ...Buffer.from('pods')]);

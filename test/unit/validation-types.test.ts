@@ -52,9 +52,12 @@ test('structs, lists and maps: paths as the reference prints them; undeclared fi
   const shape = struct({ a: list(struct({ n: 'int32' })), m: map('string'), s: struct({ b: 'boolean' }) });
   t.deepEqual(strs({ a: [{ n: 1 }, { n: 'two' }, null], m: { k: 1 }, s: { b: 1 }, other: 'anything' }, shape, 'spec'), [
     `spec.a[1].n: Invalid value: "two": ${INT32_MESSAGE}`,
+    // a list item or map value cannot be absent: null is a wrong type, as any other
+    'spec.a[2]: Invalid value: null: must be an object',
     'spec.m[k]: Invalid value: 1: must be a string',
     'spec.s.b: Invalid value: 1: must be a boolean',
   ]);
+  t.deepEqual(strs({ m: { k: null }, l: [null] }, struct({ m: map('string'), l: list('any') }), 'x'), ['x.m[k]: Invalid value: null: must be a string']);
   t.deepEqual(strs({ a: 'x', m: [], s: 3 }, shape, 'spec'), [
     'spec.a: Invalid value: "x": must be a list',
     'spec.m: Invalid value: []: must be a map',

@@ -508,12 +508,20 @@ export function tryLabelSelectorFromObject(sel: LabelSelectorObject | null | und
 
 function labelSelectorFromObjectOrThrow(sel: LabelSelectorObject | null | undefined): LabelSelector {
   if (sel === undefined || sel === null) return LabelSelector.nothing();
+  // the object is JSON from a client or the store: its shape is checked, not trusted
+  if (typeof sel !== 'object' || Array.isArray(sel)) throw new SelectorParseError('a label selector must be an object');
+  const { matchLabels, matchExpressions } = sel;
+  if (matchLabels != null && (typeof matchLabels !== 'object' || Array.isArray(matchLabels))) throw new SelectorParseError('matchLabels must be a map');
+  if (matchExpressions != null && !Array.isArray(matchExpressions)) throw new SelectorParseError('matchExpressions must be a list');
   const reqs: LabelRequirement[] = [];
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push(newRequirement(k, '=', [String(v)]));
-  for (const expr of sel.matchExpressions ?? []) {
-    const op = getOwn(expressionOperators, expr.operator ?? '');
+  for (const [k, v] of Object.entries(matchLabels ?? {})) reqs.push(newRequirement(k, '=', [String(v)]));
+  for (const expr of matchExpressions ?? []) {
+    if (typeof expr !== 'object' || expr === null || Array.isArray(expr)) throw new SelectorParseError('a selector requirement must be an object');
+    const op = typeof expr.operator === 'string' ? getOwn(expressionOperators, expr.operator) : undefined;
     if (!op) throw new SelectorParseError(`${JSON.stringify(expr.operator ?? '')} is not a valid pod selector operator`);
-    reqs.push(newRequirement(expr.key ?? '', op, [...(expr.values ?? [])]));
+    const values: unknown = expr.values ?? [];
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) throw new SelectorParseError('values must be a list of strings');
+    reqs.push(newRequirement(typeof expr.key === 'string' ? expr.key : '', op, [...(values as string[])]));
   }
   return new LabelSelector(reqs);
 }

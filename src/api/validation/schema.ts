@@ -5,9 +5,10 @@
 import { field, type FieldError } from '../../request/errors.ts';
 import { isPlainObject } from '../object.ts';
 import { path } from './json.ts';
+import { isRfc3339 } from '../rfc3339.ts';
 
 /**
- * `quantity`: a resource quantity (string or number); `time`: an RFC 3339 string; `bytes`: base64
+ * `quantity`: a resource quantity (string or number); `time`: an RFC 3339 string (api/rfc3339.ts); `bytes`: base64
  * text; `float`: any number; `object`: a free-form JSON object; `any`: any JSON value (unchecked).
  */
 export type Scalar = 'int32' | 'int64' | 'string' | 'boolean' | 'intOrString' | 'quantity' | 'time' | 'bytes' | 'float' | 'object' | 'any';
@@ -49,6 +50,8 @@ export const INT64_MAX = Number.MAX_SAFE_INTEGER;
 export const INT32_MESSAGE = `must be an integer between ${INT32_MIN} and ${INT32_MAX}, inclusive`;
 export const INT64_MESSAGE = `must be an integer between ${INT64_MIN} and ${INT64_MAX}, inclusive (larger integers cannot be represented exactly)`;
 
+export const TIME_MESSAGE = 'must be a time in RFC 3339 format, such as 2006-01-02T15:04:05Z';
+
 const isInt32 = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX;
 
 /** The error of one present scalar value, or undefined when it has the type. */
@@ -67,6 +70,8 @@ function scalarError(v: unknown, type: Scalar, fldPath: string): FieldError | un
     case 'quantity':
       return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : field.invalid(fldPath, v, 'must be a quantity (a string or a number)');
     case 'time':
+      // the empty string stands for the zero time (never served; protobuf leaves it out)
+      return typeof v === 'string' && (v === '' || isRfc3339(v)) ? undefined : field.invalid(fldPath, v, TIME_MESSAGE);
     case 'bytes':
       return typeof v === 'string' ? undefined : field.invalid(fldPath, v, 'must be a string');
     case 'float':
@@ -103,13 +108,32 @@ export function checkShape(value: unknown, shape: Shape, fldPath: string, errs: 
     }
   } else if ('list' in shape) {
     if (!Array.isArray(value)) errs.push(field.invalid(fldPath, value, 'must be a list'));
-    else value.forEach((item, i) => checkShape(item, shape.list, path.index(fldPath, i), errs));
+    else value.forEach((item, i) => checkMember(item, shape.list, path.index(fldPath, i), errs));
   } else if (!isPlainObject(value)) {
     errs.push(field.invalid(fldPath, value, 'must be a map'));
   } else {
-    for (const [k, item] of Object.entries(value)) checkShape(item, shape.map, path.key(fldPath, k), errs);
+    for (const [k, item] of Object.entries(value)) checkMember(item, shape.map, path.key(fldPath, k), errs);
   }
   return errs;
+}
+
+/** What a member of `shape` must be, for a null one. */
+function nullMessage(shape: Shape): string | undefined {
+  if (typeof shape === 'string') return scalarError(null, shape, '')?.detail;
+  return 'fields' in shape ? 'must be an object' : 'list' in shape ? 'must be a list' : 'must be a map';
+}
+
+/**
+ * A list item or map value: unlike a field, it cannot be absent, so null is a wrong type (Go would
+ * read it as the zero value; here it would be stored as null and trip every reader of the list).
+ */
+function checkMember(item: unknown, shape: Shape, fldPath: string, errs: FieldError[]): void {
+  if (item !== null && item !== undefined) {
+    checkShape(item, shape, fldPath, errs);
+    return;
+  }
+  const message = nullMessage(shape);
+  if (message) errs.push(field.invalid(fldPath, null, message));
 }
 
 /**
