@@ -18,10 +18,10 @@ test('the kubelet port defaults to 10250 when unset, zero or not a port', (t) =>
   for (const port of [undefined, 0, 70000]) t.is(kubeletOf(node([['InternalIP', '10.0.0.1']], port)).port, 10250);
 });
 
-test('a node without a usable address is the reference NoMatchError, a 500 without reason', (t) => {
+test('a node without a usable address: the reference NoMatchError text, as a 503 (unreachable, not a server fault)', (t) => {
   const e = t.throws(() => kubeletOf(node([['Weird', 'x']])), { instanceOf: StatusError }) as StatusError;
-  t.is(e.code, 500);
-  t.is(e.reason, '');
+  t.is(e.code, 503);
+  t.is(e.reason, 'ServiceUnavailable');
   t.is(e.message, 'no preferred addresses found; known addresses: [{Weird x}]');
 });
 

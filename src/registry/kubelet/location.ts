@@ -26,8 +26,9 @@ export function nodeAddress(node: ApiObject): string {
     if (hit) return hit.address as string;
   }
   const known = addresses.map((a) => `{${wireText(a.type)} ${wireText(a.address)}}`).join(' ');
-  // the reference's NoMatchError, answered as an error without an API status (500, no reason)
-  throw new StatusError(500, '', `no preferred addresses found; known addresses: [${known}]`);
+  // the reference's NoMatchError text; the reference answers it as a 500, but nothing is wrong with
+  // the server: the node cannot be reached until it reports an address (as for a pod without an IP)
+  throw errors.serviceUnavailable(`no preferred addresses found; known addresses: [${known}]`);
 }
 
 /** status.daemonEndpoints.kubeletEndpoint.Port, or the default when unset (0 or absent). */
