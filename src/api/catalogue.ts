@@ -4,6 +4,7 @@
 import type { TableColumns } from './table-columns.ts';
 import type { KindStrategy } from './strategy.ts';
 import type { StructShape } from './validation/schema.ts';
+import type { DroppedFields } from './prune.ts';
 import type { ApiObject, JsonObject } from './object.ts';
 import type { FieldError } from '../request/errors.ts';
 
@@ -58,6 +59,11 @@ export interface ResourceDef {
   categories?: readonly string[];
   /** The kind's fields (its kind module's schema): the OpenAPI documents, and what a write keeps (api/prune.ts). */
   schema?: StructShape;
+  /**
+   * For a kind without `schema` whose objects are pruned by a schema of their own (a custom resource's
+   * openAPIV3Schema): the object without its unknown fields, their paths to `dropped`. Never mutates.
+   */
+  dropUnknown?: (obj: JsonObject, dropped?: DroppedFields) => JsonObject;
   /** This row's version ↔ the storage version, declared on the kind module; absent: one shape (identity). */
   converter?: VersionConverter;
 }

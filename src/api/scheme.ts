@@ -47,11 +47,14 @@ function objectShape(schema: StructShape): StructShape {
 
 /**
  * An object of `def`'s kind without the fields the kind does not have (the reference drops them when
- * it decodes into its types); their paths go to `dropped`. Kinds without a schema (custom and
- * third-party kinds, which prune by their own schemas) are returned as they are. Never mutates.
+ * it decodes into its types); their paths go to `dropped`. A custom resource is pruned by its
+ * version's schema (`def.dropUnknown`); a kind with neither (third-party resources: free-form) is
+ * returned as it is. Never mutates.
  */
 export function dropUnknownFields<T>(def: ResourceDef, obj: T, dropped?: DroppedFields): T {
-  return def.schema ? pruneUnknown(obj, objectShape(def.schema), '', dropped) : obj;
+  if (def.schema) return pruneUnknown(obj, objectShape(def.schema), '', dropped);
+  if (def.dropUnknown && isPlainObject(obj)) return def.dropUnknown(obj, dropped) as T;
+  return obj;
 }
 
 /** The collection path of a resource, in a namespace or (namespace '') cluster-wide. */

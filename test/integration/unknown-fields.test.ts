@@ -168,3 +168,41 @@ test('fieldValidation: Strict refuses the write with a 400 and stores nothing, I
   t.is(bad.json.message, 'CreateOptions.meta.platform.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn"');
   t.is((await srv.req('GET', `${base}/b`)).status, 404);
 });
+
+test('custom resources: fields their schema prunes, and unknown metadata, are named in warnings; Strict refuses them', async (t) => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'gizmos.uf.example.com' },
+    spec: {
+      group: 'uf.example.com', scope: 'Namespaced', names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
+      versions: [{
+        name: 'v1', served: true, storage: true, subresources: { status: {} },
+        schema: { openAPIV3Schema: { type: 'object', properties: {
+          spec: { type: 'object', properties: { size: { type: 'integer', default: 1 }, items: { type: 'array', items: { type: 'object', properties: { n: { type: 'string' } } } }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+          status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+        } } },
+      }],
+    },
+  };
+  t.is((await srv.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
+  const ns = await namespace(t, 'uf-custom');
+  const base = `/apis/uf.example.com/v1/namespaces/${ns}/gizmos`;
+  const r = await srv.req('POST', base, { apiVersion: 'uf.example.com/v1', kind: 'Gizmo', metadata: { name: 'g', odd: 1 }, spec: { size: 2, extra: true, items: [{ n: 'a', m: 'b' }], free: { anything: { goes: 1 } } } });
+  t.is(r.status, 201, r.text);
+  t.deepEqual(warnings(r.headers), ['299 - "unknown field \\"metadata.odd\\""', '299 - "unknown field \\"spec.extra\\""', '299 - "unknown field \\"spec.items[0].m\\""']);
+  t.deepEqual(r.json.spec, { size: 2, items: [{ n: 'a' }], free: { anything: { goes: 1 } } });
+  t.false('odd' in r.json.metadata);
+
+  const patched = await srv.req('PATCH', `${base}/g`, JSON.stringify({ spec: { more: 1 }, status: { ready: true, mood: 'ok' } }), { 'content-type': 'application/merge-patch+json' });
+  t.is(patched.status, 200, patched.text);
+  t.deepEqual(warnings(patched.headers), ['299 - "unknown field \\"spec.more\\""', '299 - "unknown field \\"status.mood\\""']);
+  t.false('more' in patched.json.spec);
+
+  const strict = await srv.req('POST', `${base}?fieldValidation=Strict`, { apiVersion: 'uf.example.com/v1', kind: 'Gizmo', metadata: { name: 's' }, spec: { extra: 1 } });
+  t.is(strict.status, 400, strict.text);
+  t.is(strict.json.message, 'Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: unknown field "spec.extra"');
+  t.is((await srv.req('GET', `${base}/s`)).status, 404);
+  const ignored = await srv.req('POST', `${base}?fieldValidation=Ignore`, { apiVersion: 'uf.example.com/v1', kind: 'Gizmo', metadata: { name: 'i' }, spec: { extra: 1 } });
+  t.is(ignored.status, 201, ignored.text);
+  t.is(ignored.headers.get('warning'), null);
+  t.deepEqual(ignored.json.spec, { size: 1 }, 'pruned and defaulted as before');
+});

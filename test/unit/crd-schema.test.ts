@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { ApiObject, JsonObject } from '../../src/api/object.ts';
 import { compileCustomSchema, MAX_VALIDATION_STEPS, schemaErrors } from '../../src/registry/dynamic/schema.ts';
+import { droppedFields } from '../../src/api/prune.ts';
 
 const obj = (o: Record<string, unknown>) => ({ apiVersion: 'x.example.com/v1', kind: 'X', metadata: { name: 'n' }, ...o }) as unknown as ApiObject & JsonObject;
 
@@ -15,6 +16,44 @@ test('pruning keeps what the schema names, what preserve-unknown-fields keeps, a
   s.prune(o);
   t.deepEqual(o, obj({ spec: { a: 'x', free: { any: { deep: true } }, list: [{ k: 1 }, { k: 7 }] } }));
   t.deepEqual(s.validate(o), []);
+});
+
+test('dropUnknown drops what pruning drops, copy-on-write and with the paths (and unknown metadata too)', (t) => {
+  const s = compileCustomSchema({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          a: { type: 'string' },
+          free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+          list: { type: 'array', items: { type: 'object', properties: { k: { type: 'integer' } } } },
+          byName: { type: 'object', additionalProperties: { type: 'object', properties: { v: { type: 'string' } } } },
+          emb: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: {} } } },
+        },
+        allOf: [{ properties: { b: { type: 'integer' } } }],
+      },
+    },
+  });
+  const input = Object.freeze(obj({
+    metadata: { name: 'n', weird: 1, labels: { a: 'b' } },
+    spec: { a: 'x', b: 1, c: 2, free: { any: 1 }, list: [{ k: 1, junk: 2 }], byName: { one: { v: 'v', w: 'w' } }, emb: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 1 }, other: 1 } },
+    top: 'gone',
+  }));
+  const dropped = droppedFields();
+  const out = s.dropUnknown(input, dropped);
+  t.deepEqual(out, obj({
+    metadata: { name: 'n', labels: { a: 'b' } },
+    spec: { a: 'x', b: 1, free: { any: 1 }, list: [{ k: 1 }], byName: { one: { v: 'v' } }, emb: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } },
+  }));
+  t.deepEqual(dropped.paths, ['metadata.weird', 'spec.c', 'spec.list[0].junk', 'spec.byName[one].w', 'spec.emb.spec.x', 'spec.emb.other', 'top']);
+  t.is((input.spec as { c: number }).c, 2, 'the input is untouched');
+  // the same as pruning in place, metadata aside (the schema has no defaults)
+  const inPlace = structuredClone(input) as ApiObject & JsonObject;
+  s.prune(inPlace);
+  t.deepEqual({ ...inPlace, metadata: {} }, { ...out, metadata: {} });
+  const clean = obj({ spec: { a: 'y' } });
+  t.is(s.dropUnknown(clean), clean, 'nothing to drop: the same object');
 });
 
 test('validation errors name the field, with the reference reasons', (t) => {

@@ -4,7 +4,7 @@ import type { ApiObject, JsonObject } from '../../api/object.ts';
 import type { KindStrategy } from '../../api/strategy.ts';
 import { customResourceDef } from './custom-def.ts';
 import { setScalePaths } from './scale.ts';
-import { compileCustomSchema } from './schema.ts';
+import { compileCustomSchema, type CustomSchema } from './schema.ts';
 import { printerColumns } from './printer-columns.ts';
 
 const STATUS_VERBS: SubresourceDef['verbs'] = ['get', 'patch', 'update'];
@@ -49,10 +49,9 @@ export function crdVersions(spec: Record<string, unknown>): CrdVersion[] {
   });
 }
 
-function strategyFor(schema: unknown, hasStatus: boolean): KindStrategy {
+function strategyFor(compiled: CustomSchema | undefined, hasStatus: boolean): KindStrategy {
   const s: KindStrategy = { nameRule: 'dns1123-subdomain', statusFields: hasStatus ? ['status'] : [] };
-  if (schema === undefined) return s;
-  const compiled = compileCustomSchema(schema);
+  if (compiled === undefined) return s;
   return {
     ...s,
     defaults: (o: ApiObject & JsonObject) => compiled.prune(o),
@@ -71,6 +70,7 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
     .filter((v) => v.served)
     .map((v) => {
       const hasStatus = 'status' in v.subresources;
+      const compiled = v.schema === undefined ? undefined : compileCustomSchema(v.schema);
       const subresources: SubresourceDef[] = hasStatus ? [{ name: 'status', kind: str(names.kind), verbs: STATUS_VERBS }] : [];
       const scale = obj(v.subresources.scale);
       const hasScale = 'scale' in v.subresources && typeof scale.specReplicasPath === 'string' && typeof scale.statusReplicasPath === 'string';
@@ -87,8 +87,9 @@ export function crdResourceDefs(crd: ApiObject): ResourceDef[] {
         namespaced: str(spec.scope) !== 'Cluster',
         storageVersion: `${group}/${storage?.name ?? v.name}`,
         subresources,
-        strategy: strategyFor(v.schema, hasStatus),
+        strategy: strategyFor(compiled, hasStatus),
         columns: printerColumns(v.columns),
+        ...(compiled ? { dropUnknown: compiled.dropUnknown } : {}),
       });
       if (hasScale) setScalePaths(def, { specReplicasPath: str(scale.specReplicasPath), statusReplicasPath: str(scale.statusReplicasPath), labelSelectorPath: str(scale.labelSelectorPath) || undefined });
       return def;

@@ -22,6 +22,8 @@ export interface CustomNames {
   strategy?: KindStrategy;
   /** Printer columns (a CRD's additionalPrinterColumns); absent: NAME and AGE. */
   columns?: TableColumns;
+  /** The version's schema pruning, for write bodies and patch results (ResourceDef.dropUnknown). */
+  dropUnknown?: ResourceDef['dropUnknown'];
 }
 
 export function customResourceDef(n: CustomNames): ResourceDef {
@@ -40,6 +42,7 @@ export function customResourceDef(n: CustomNames): ResourceDef {
     dynamic: true,
     ...(n.categories?.length ? { categories: n.categories } : {}),
     ...(n.columns ? { columns: n.columns } : {}),
+    ...(n.dropUnknown ? { dropUnknown: n.dropUnknown } : {}),
     strategy: n.strategy ?? defaultStrategy,
     storageVersion: n.storageVersion ?? `${n.group}/${n.version}`,
   };

@@ -6,12 +6,21 @@
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
 import { cloneJson, setOwn } from '../../api/safe-json.ts';
+import { pruneUnknown, type DroppedFields } from '../../api/prune.ts';
+import { path } from '../../api/validation/json.ts';
+import { objectMetaSchema } from '../../api/validation/kind-schemas.ts';
 import { field, type FieldError } from '../../request/errors.ts';
 import { canonicalJson, readSchema, schemaNode, type SchemaNode } from './schema-compile.ts';
 
 export interface CustomSchema {
   /** Prune unknown fields and apply defaults, in place. */
   prune(obj: JsonObject): void;
+  /**
+   * `obj` without its unknown fields (metadata's included, by ObjectMeta's fields), copied only along
+   * the paths that change; their paths go to `dropped`. No defaults: what a write body or a patch
+   * result loses, for the response's warnings or a Strict refusal.
+   */
+  dropUnknown(obj: JsonObject, dropped?: DroppedFields): JsonObject;
   validate(obj: ApiObject): FieldError[];
 }
 
@@ -34,6 +43,9 @@ export function compileCustomSchema(openAPIV3Schema: unknown): CustomSchema {
   return {
     prune(obj) {
       pruneAndDefault(obj, node, true);
+    },
+    dropUnknown(obj, dropped) {
+      return dropUnknownAt(obj, node, '', dropped, true) as JsonObject;
     },
     validate(obj) {
       const run = new Validation();
@@ -77,6 +89,54 @@ function pruneAndDefault(value: unknown, node: SchemaNode, root = false): void {
     setOwn(value, key, filled);
     pruneAndDefault(filled, prop);
   }
+}
+
+/** pruneAndDefault's pruning rules, copy-on-write and reporting (see CustomSchema.dropUnknown). */
+function dropUnknownAt(value: unknown, node: SchemaNode, fldPath: string, dropped: DroppedFields | undefined, root = false): unknown {
+  if (Array.isArray(value)) {
+    const items = node.items;
+    if (!items) return value;
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const next = dropUnknownAt(value[i], items, path.index(fldPath, i), dropped);
+      if (next !== value[i]) (out ??= value.slice())[i] = next;
+    }
+    return out ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  let out: JsonObject | undefined;
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const child = value[key];
+    const prop = node.known?.get(key);
+    let next: unknown = child;
+    if (prop) {
+      next = root && key === 'metadata' ? pruneUnknown(child, objectMetaSchema, 'metadata', dropped) : dropUnknownAt(child, prop, path.child(fldPath, key), dropped);
+    } else if (typeof node.additional === 'object') {
+      next = dropUnknownAt(child, node.additional, path.key(fldPath, key), dropped);
+    } else if (node.prunes && !(node.embedded && ROOT_FIELDS.has(key))) {
+      if (dropped) {
+        dropped.count++;
+        if (dropped.paths.length < dropped.limit) dropped.paths.push(path.child(fldPath, key));
+      }
+      out ??= copyFirst(value, keys, i);
+      continue;
+    }
+    if (out) setOwn(out, key, next as JsonValue);
+    else if (next !== child) {
+      out = copyFirst(value, keys, i);
+      setOwn(out, key, next as JsonValue);
+    }
+  }
+  return out ?? value;
+}
+
+/** A new object with `value`'s first `n` members (by `keys`). */
+function copyFirst(value: JsonObject, keys: readonly string[], n: number): JsonObject {
+  const out: JsonObject = {};
+  for (let i = 0; i < n; i++) setOwn(out, keys[i], value[keys[i]]);
+  return out;
 }
 
 const TOO_COMPLEX = Symbol('too complex');
