@@ -18,13 +18,36 @@ export interface DroppedFields {
 
 export const droppedFields = (limit = 64): DroppedFields => ({ paths: [], limit, count: 0 });
 
+/** Counts a dropped field and keeps its path while under the limit. */
+export function noteDropped(dropped: DroppedFields, fieldPath: string): void {
+  dropped.count++;
+  if (dropped.paths.length < dropped.limit) dropped.paths.push(fieldPath);
+}
+
+/** A new object with `value`'s first `n` members (`keys` being its own keys in order). */
+export function copyFirst(value: JsonObject, keys: readonly string[], n: number): JsonObject {
+  const out: JsonObject = {};
+  for (let i = 0; i < n; i++) setOwn(out, keys[i], value[keys[i]]);
+  return out;
+}
+
+/**
+ * Runs a copy-on-write pruning walk without paths, and only when it dropped something (it returned
+ * another object) walks again to collect them: a clean body, the common case, builds no path strings.
+ */
+export function withDroppedPaths<T>(value: T, dropped: DroppedFields | undefined, walk: (dropped: DroppedFields | undefined) => unknown): T {
+  const out = walk(undefined);
+  if (dropped && out !== value) walk(dropped);
+  return out as T;
+}
+
 /**
  * `value` without the members `shape` does not name, copied only along the paths that change (the
  * input is never modified, so a frozen stored object or a shared subtree is safe to pass). Values of
  * the wrong type are left for the type check to report.
  */
 export function pruneUnknown<T>(value: T, shape: Shape, fldPath: string, dropped?: DroppedFields): T {
-  return pruneAt(value, shape, fldPath, dropped) as T;
+  return withDroppedPaths(value, dropped, (d) => pruneAt(value, shape, fldPath, d));
 }
 
 function pruneAt(value: unknown, shape: Shape, fldPath: string, dropped: DroppedFields | undefined): unknown {
@@ -40,53 +63,28 @@ function pruneAt(value: unknown, shape: Shape, fldPath: string, dropped: Dropped
     return out ?? value;
   }
   if (!isPlainObject(value)) return value;
-  return 'fields' in shape ? pruneStruct(value, shape, fldPath, dropped) : pruneMap(value, shape.map, fldPath, dropped);
-}
-
-function pruneStruct(value: JsonObject, shape: StructShape, fldPath: string, dropped: DroppedFields | undefined): JsonObject {
+  if (!('fields' in shape) && typeof shape.map === 'string') return value; // a map of scalars has nothing to prune
+  const keys = Object.keys(value);
   let out: JsonObject | undefined;
-  for (const key of Object.keys(value)) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
     const child = value[key];
+    let member: Shape;
+    if (!('fields' in shape)) member = shape.map;
     // own members only: `constructor` or `toString` is not a field of any kind
-    if (!hasOwn(shape.fields, key)) {
-      out ??= copyUpTo(value, key);
-      if (dropped) {
-        dropped.count++;
-        if (dropped.paths.length < dropped.limit) dropped.paths.push(path.child(fldPath, key));
-      }
+    else if (hasOwn(shape.fields, key)) member = shape.fields[key];
+    else {
+      out ??= copyFirst(value, keys, i);
+      if (dropped) noteDropped(dropped, path.child(fldPath, key));
       continue;
     }
-    const next = pruneAt(child, shape.fields[key], dropped ? path.child(fldPath, key) : '', dropped);
+    const childPath = dropped ? ('fields' in shape ? path.child(fldPath, key) : path.key(fldPath, key)) : '';
+    const next = pruneAt(child, member, childPath, dropped);
     if (out) setOwn(out, key, next);
     else if (next !== child) {
-      out = copyUpTo(value, key);
+      out = copyFirst(value, keys, i);
       setOwn(out, key, next);
     }
   }
   return out ?? value;
-}
-
-function pruneMap(value: JsonObject, of: Shape, fldPath: string, dropped: DroppedFields | undefined): JsonObject {
-  if (typeof of === 'string') return value; // a map of scalars has nothing to prune
-  let out: JsonObject | undefined;
-  for (const key of Object.keys(value)) {
-    const child = value[key];
-    const next = pruneAt(child, of, dropped ? path.key(fldPath, key) : '', dropped);
-    if (out) setOwn(out, key, next);
-    else if (next !== child) {
-      out = copyUpTo(value, key);
-      setOwn(out, key, next);
-    }
-  }
-  return out ?? value;
-}
-
-/** A new object holding `value`'s members before `stop`, in their order. */
-function copyUpTo(value: JsonObject, stop: string): JsonObject {
-  const out: JsonObject = {};
-  for (const key of Object.keys(value)) {
-    if (key === stop) break;
-    setOwn(out, key, value[key]);
-  }
-  return out;
 }

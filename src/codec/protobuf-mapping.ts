@@ -157,6 +157,9 @@ function scalarToMessage(type: string | undefined, v: unknown): unknown {
   }
 }
 
+/** Whether a string field's values can go to protobufjs as they are (what writes store today). */
+const allStrings = (values: readonly unknown[]): boolean => values.every((x) => typeof x === 'string');
+
 function valueToMessage(f: FieldPlan, v: unknown): unknown {
   if (f.special) return specialToMessage(f.special, v);
   if (f.message) return isObject(v) ? toMessage(f.message, v) : {};
@@ -178,12 +181,16 @@ export function toMessage(plan: MessagePlan, json: Json): Json {
     if (v === null || v === undefined) continue;
     if (f.map) {
       if (!isObject(v)) continue;
+      if (f.scalar === 'string' && allStrings(Object.values(v))) {
+        out[f.name] = v; // labels, annotations, data: taken as they are, no copy
+        continue;
+      }
       const m: Json = {};
       for (const mk of Object.keys(v)) setOwn(m, mk, valueToMessage(f, v[mk]));
       out[f.name] = m;
     } else if (f.repeated) {
       if (!Array.isArray(v)) continue;
-      out[f.name] = v.map((x) => valueToMessage(f, x));
+      out[f.name] = f.scalar === 'string' && allStrings(v) ? v : v.map((x) => valueToMessage(f, x));
     } else {
       out[f.name] = valueToMessage(f, v);
     }

@@ -7,21 +7,13 @@
 // mixes them. The seeds are fixed, so a failure reproduces.
 import test from 'ava';
 import { bearer, proxyForAlice, raw, startEcho, tempDir } from './proxy-harness.ts';
+import { seeded } from '../helpers/seeded.ts';
 
 const PIECES = [
   '/', '/', '/', 'public', 'public', 'admin', 'secret', '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2f', '%2F', '%5c', '\\', ';', ';x', '%3b',
   '?', '#', '%23', '%3f', '%00', '%', '%zz', '%25', '%252e', '%c0%ae', '%u002e', '..%c0%af', 'é', '%C3%A9', '~', '*', '%20', '+', '&', '=',
   ':', '@', 'http:', '//', './', '../', 'PUBLIC', 'public.', 'public%2f..', 'x',
 ];
-
-function generator(seed: number) {
-  let state = seed;
-  const next = (): number => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-  return { next, pick: <T>(from: readonly T[]): T => from[Math.floor(next() * from.length)] };
-}
 
 /** The path's segments as a lenient upstream resolves them: each decoded, `;params` cut, dot segments applied. */
 function resolvedSegments(path: string): string[] {
@@ -42,7 +34,7 @@ function resolvedSegments(path: string): string[] {
 
 for (const seed of [1, 2, 3]) {
   test(`seed ${seed}: 3,000 tricky targets; what reaches the upstream is under /public, and only for alice`, async (t) => {
-    const { next, pick } = generator(seed);
+    const { next, pick } = seeded(seed);
     const upstream = await startEcho('U');
     const proxy = await proxyForAlice(tempDir('path-fuzz'), upstream.url, { nonResourcePath: '/public/*' });
     const url = proxy.insecureUrl!;

@@ -10,26 +10,16 @@ import { resources } from '../../src/kinds/catalogue.ts';
 import type { Shape } from '../../src/api/validation/schema.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { bodyFor, nameFor } from '../helpers/fixtures.ts';
+import { seeded } from '../helpers/seeded.ts';
 
 type Json = Record<string, unknown>;
-
-/** A small linear congruential generator: the same seed, the same bodies. */
-function generator(seed: number) {
-  let state = seed;
-  const next = (): number => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x7fffffff;
-  };
-  const pick = <T>(from: readonly T[]): T => from[Math.floor(next() * from.length)];
-  return { next, pick };
-}
 
 const JUNK: readonly unknown[] = [null, true, false, 0, -1, 1.5, 2 ** 31, -(2 ** 31) - 1, 1e308, '', 'x', 'a'.repeat(300), '🙂', '-1', '1Gi', '  ', {}, [], [null], { a: null }, [[[]]], { '': '' }, 'Always', '10.0.0.1', '*', '/', '..', 'TCP', '80'];
 const STRINGS = ['', 'a', 'web', 'Always', 'TCP', 'UDP', 'ClusterIP', 'NodePort', 'a/b', 'x'.repeat(70), 'default', '10.0.0.5', 'None', 'RollingUpdate', 'Recreate', 'In', 'NotIn', 'Exists'];
 const KEYS = ['a', 'app', 'k/v', 'cpu', 'memory', 'x.y/z', ''];
 
 function fuzzer(seed: number) {
-  const { next, pick } = generator(seed);
+  const { next, pick } = seeded(seed);
   const junk = (): unknown => structuredClone(pick(JUNK));
 
   /** A value for `shape`: mostly of its type, sometimes junk. */

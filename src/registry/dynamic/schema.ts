@@ -6,7 +6,7 @@
 import type { ApiObject, JsonObject, JsonValue } from '../../api/object.ts';
 import { isPlainObject } from '../../api/object.ts';
 import { cloneJson, setOwn } from '../../api/safe-json.ts';
-import { pruneUnknown, type DroppedFields } from '../../api/prune.ts';
+import { copyFirst, noteDropped, pruneUnknown, withDroppedPaths, type DroppedFields } from '../../api/prune.ts';
 import { path } from '../../api/validation/json.ts';
 import { objectMetaSchema } from '../../api/validation/kind-schemas.ts';
 import { field, type FieldError } from '../../request/errors.ts';
@@ -45,7 +45,7 @@ export function compileCustomSchema(openAPIV3Schema: unknown): CustomSchema {
       pruneAndDefault(obj, node, true);
     },
     dropUnknown(obj, dropped) {
-      return dropUnknownAt(obj, node, '', dropped, true) as JsonObject;
+      return withDroppedPaths(obj, dropped, (d) => dropUnknownAt(obj, node, '', d, true));
     },
     validate(obj) {
       const run = new Validation();
@@ -98,7 +98,7 @@ function dropUnknownAt(value: unknown, node: SchemaNode, fldPath: string, droppe
     if (!items) return value;
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
-      const next = dropUnknownAt(value[i], items, path.index(fldPath, i), dropped);
+      const next = dropUnknownAt(value[i], items, dropped ? path.index(fldPath, i) : '', dropped);
       if (next !== value[i]) (out ??= value.slice())[i] = next;
     }
     return out ?? value;
@@ -112,14 +112,11 @@ function dropUnknownAt(value: unknown, node: SchemaNode, fldPath: string, droppe
     const prop = node.known?.get(key);
     let next: unknown = child;
     if (prop) {
-      next = root && key === 'metadata' ? pruneUnknown(child, objectMetaSchema, 'metadata', dropped) : dropUnknownAt(child, prop, path.child(fldPath, key), dropped);
+      next = root && key === 'metadata' ? pruneUnknown(child, objectMetaSchema, 'metadata', dropped) : dropUnknownAt(child, prop, dropped ? path.child(fldPath, key) : '', dropped);
     } else if (typeof node.additional === 'object') {
-      next = dropUnknownAt(child, node.additional, path.key(fldPath, key), dropped);
+      next = dropUnknownAt(child, node.additional, dropped ? path.key(fldPath, key) : '', dropped);
     } else if (node.prunes && !(node.embedded && ROOT_FIELDS.has(key))) {
-      if (dropped) {
-        dropped.count++;
-        if (dropped.paths.length < dropped.limit) dropped.paths.push(path.child(fldPath, key));
-      }
+      if (dropped) noteDropped(dropped, path.child(fldPath, key));
       out ??= copyFirst(value, keys, i);
       continue;
     }
@@ -130,13 +127,6 @@ function dropUnknownAt(value: unknown, node: SchemaNode, fldPath: string, droppe
     }
   }
   return out ?? value;
-}
-
-/** A new object with `value`'s first `n` members (by `keys`). */
-function copyFirst(value: JsonObject, keys: readonly string[], n: number): JsonObject {
-  const out: JsonObject = {};
-  for (let i = 0; i < n; i++) setOwn(out, keys[i], value[keys[i]]);
-  return out;
 }
 
 const TOO_COMPLEX = Symbol('too complex');
