@@ -68,12 +68,14 @@ function cloneAt(v: unknown, depth: number): unknown {
 }
 
 /**
- * True when the JSON text opens more than `limit` nested objects/lists. A linear scan of the text (no
- * recursion, no parse), so it runs before JSON.parse and everything recursive after it. Malformed
- * text is not judged here: JSON.parse rejects it.
+ * How many keys the JSON text holds, or -1 when it opens more than `limit` nested objects/lists. A
+ * linear scan of the text (no recursion, no parse), so it runs before JSON.parse and everything
+ * recursive after it. In well-formed JSON every `:` outside a string ends a key; malformed text is
+ * not judged here: JSON.parse rejects it.
  */
-export function jsonTextTooDeep(text: string, limit = MAX_NESTING_DEPTH): boolean {
+export function scanJsonText(text: string, limit = MAX_NESTING_DEPTH): number {
   let depth = 0;
+  let keys = 0;
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
@@ -84,13 +86,20 @@ export function jsonTextTooDeep(text: string, limit = MAX_NESTING_DEPTH): boolea
         if (s === 0x5c /* \ */) i++;
         else if (s === 0x22) break;
       }
+    } else if (c === 0x3a /* : */) {
+      keys++;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > limit) return true;
+      if (++depth > limit) return -1;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
     }
   }
-  return false;
+  return keys;
+}
+
+/** True when the JSON text opens more than `limit` nested objects/lists (scanJsonText). */
+export function jsonTextTooDeep(text: string, limit = MAX_NESTING_DEPTH): boolean {
+  return scanJsonText(text, limit) < 0;
 }
 
 /**

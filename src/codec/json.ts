@@ -1,4 +1,4 @@
-import { parseJson } from '../api/safe-json.ts';
+import { parseJsonNotingDuplicates } from '../api/json-duplicates.ts';
 import type { Codec, SlicedBody, WatchFraming } from './codec.ts';
 
 /**
@@ -77,8 +77,9 @@ export const jsonCodec: Codec = {
     if (own !== undefined) return own;
     return pretty ? JSON.stringify(value, null, 2) : compact(value);
   },
-  // nesting-limited: a deep body is refused before anything recursive runs on it
-  decode: (body) => parseJson(body.toString('utf8')),
+  // nesting-limited: a deep body is refused before anything recursive runs on it; repeated keys are
+  // remembered for the write's warnings (api/json-duplicates.ts)
+  decode: (body) => parseJsonNotingDuplicates(body.toString('utf8')),
 };
 
 /** JSON watch framing: each event is one compact JSON object and a newline (json.Encoder). */

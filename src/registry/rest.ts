@@ -18,6 +18,7 @@ import { collectionPath, exportObject, forResponse, generateName, mutableCopy, n
 import { listSelection } from './filter.ts';
 import { decode, dropUnknownFields, toStorage } from '../api/scheme.ts';
 import { droppedFields, type DroppedFields } from '../api/prune.ts';
+import { duplicateFieldsOf, type DuplicateFields } from '../api/json-duplicates.ts';
 import { listPage } from './paging.ts';
 import { ListBody } from './list-body.ts';
 import { servedObject } from './served.ts';
@@ -52,14 +53,17 @@ export interface RestResponse {
 }
 
 /**
- * What a write reports of the fields it dropped: a Warning per field (`Warn`, the default), nothing
- * (`Ignore`), or, with `Strict`, a 400 before anything is stored (the reference's strict decoding error).
+ * What a write reports of the fields its body repeated (a JSON key twice in one object: the last
+ * stands) and of those it dropped: a Warning per field (`Warn`, the default), nothing (`Ignore`), or,
+ * with `Strict`, a 400 before anything is stored (the reference's strict decoding error).
  */
-function unknownFieldWarnings(req: RestRequest, dropped: DroppedFields): readonly string[] | undefined {
-  if (dropped.count === 0 || req.fieldValidation === 'Ignore') return undefined;
+function fieldWarnings(req: RestRequest, dropped: DroppedFields, duplicates: DuplicateFields | undefined): readonly string[] | undefined {
+  if (req.fieldValidation === 'Ignore' || (dropped.count === 0 && !duplicates)) return undefined;
   const named = dropped.paths.map((p) => `unknown field ${JSON.stringify(p)}`);
+  if (duplicates) named.unshift(...duplicates.paths.map((p) => `duplicate field ${JSON.stringify(p)}`));
   if (req.fieldValidation !== 'Strict') return named;
-  const more = dropped.count > named.length ? ` (and ${dropped.count - named.length} more)` : '';
+  const count = dropped.count + (duplicates?.count ?? 0);
+  const more = count > named.length ? ` (and ${count - named.length} more)` : '';
   const listed = named.map((n) => (n.length > 256 ? `${n.slice(0, 256)}…` : n)).join(', '); // keys are the client's: bounded
   throw errors.badRequest(`${req.def.kind} in version "${req.def.version}" cannot be handled as a ${req.def.kind}: strict decoding error: ${listed}${more}`);
 }
@@ -150,7 +154,7 @@ export class GenericRegistry {
     const strategy = def.strategy;
     const dropped = droppedFields();
     const obj = this.decodeBody(req, undefined, dropped) as Mutable;
-    const warnings = unknownFieldWarnings(req, dropped);
+    const warnings = fieldWarnings(req, dropped, duplicateFieldsOf(req.body));
     const meta = obj.metadata;
     this.checkNamespace(req, meta);
     if (!def.namespaced) delete meta.namespace;
@@ -207,7 +211,7 @@ export class GenericRegistry {
   async update(req: RestRequest): Promise<RestResponse> {
     const dropped = droppedFields();
     const body = this.decodeBody(req, undefined, dropped) as Mutable;
-    const warnings = unknownFieldWarnings(req, dropped);
+    const warnings = fieldWarnings(req, dropped, duplicateFieldsOf(req.body));
     const meta = body.metadata;
     checkBodyNames(req, meta);
     meta.name = req.name;
@@ -278,13 +282,14 @@ export class GenericRegistry {
     if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
     const rules = mergeRulesOf(req.def.strategy);
     let warnings: readonly string[] | undefined;
+    let duplicates: DuplicateFields | undefined;
     const res = await this.guaranteedUpdate(
       req,
       undefined,
       (current) => {
         const served = forResponse(req.def, current!) as Mutable;
         delete served.metadata.selfLink;
-        const patched = applyPatch(contentType, served, raw, rules) as Mutable;
+        const patched = applyPatch(contentType, served, raw, rules, (d) => (duplicates = d)) as Mutable;
         if (!isPlainObject(patched.metadata)) patched.metadata = {};
         const meta = patched.metadata;
         if (meta.resourceVersion !== undefined && meta.resourceVersion !== current!.metadata.resourceVersion) {
@@ -301,7 +306,7 @@ export class GenericRegistry {
         // fields the kind does not have are dropped (counted afresh on each conflict retry)
         const dropped = droppedFields();
         const known = dropUnknownFields(req.def, patched, dropped);
-        warnings = unknownFieldWarnings(req, dropped);
+        warnings = fieldWarnings(req, dropped, duplicates);
         // served form → storage form (the row's converter; identity keeps the stored apiVersion)
         return this.mergeForUpdate(req, toStorage(req.def, known), current);
       },

@@ -206,3 +206,77 @@ test('custom resources: fields their schema prunes, and unknown metadata, are na
   t.is(ignored.headers.get('warning'), null);
   t.deepEqual(ignored.json.spec, { size: 1 }, 'pruned and defaulted as before');
 });
+
+/** A body sent as written (repeated keys survive only in text). */
+const asJson = { 'content-type': 'application/json' };
+
+test('repeated JSON keys: the last stands, each repeat is named in a Warning, Strict refuses, Ignore is silent', async (t) => {
+  const ns = await namespace(t, 'uf-dups');
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  // "\u0061" is the key "a" written another way: JSON.parse would keep one of them without a word
+  const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d","labels":{"a":"1","\\u0061":"2"}},"data":{"x":"1","x":"2"},"data":{"y":"3"},"bogus":1}';
+  const r = await srv.req('POST', base, body, asJson);
+  t.is(r.status, 201, r.text);
+  t.deepEqual(warnings(r.headers), [
+    '299 - "duplicate field \\"metadata.labels.a\\""',
+    '299 - "duplicate field \\"data.x\\""',
+    '299 - "duplicate field \\"data\\""',
+    '299 - "unknown field \\"bogus\\""',
+  ]);
+  const got = await srv.req('GET', `${base}/d`);
+  t.deepEqual(got.json.metadata.labels, { a: '2' });
+  t.deepEqual(got.json.data, { y: '3' }, 'the last value of a repeated key is the one stored');
+
+  const strict = await srv.req('POST', `${base}?fieldValidation=Strict`, '{"metadata":{"name":"s"},"data":{"x":"1","x":"2"},"extra":true}', asJson);
+  t.is(strict.status, 400, strict.text);
+  t.is(strict.json.message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.x", unknown field "extra"');
+  t.is((await srv.req('GET', `${base}/s`)).status, 404, 'nothing stored');
+  const ignore = await srv.req('POST', `${base}?fieldValidation=Ignore`, '{"metadata":{"name":"i"},"data":{"x":"1","x":"2"}}', asJson);
+  t.is(ignore.status, 201, ignore.text);
+  t.is(ignore.headers.get('warning'), null);
+  t.deepEqual(ignore.json.data, { x: '2' });
+  // a colon inside a string is no key, and keys repeated in different objects are no repeat
+  const clean = await srv.req('POST', base, '{"metadata":{"name":"c","labels":{"a":"b"},"annotations":{"a":"x:y","b":"{\\"a\\":1,\\"a\\":2}"}},"data":{"a":"1"}}', asJson);
+  t.is(clean.status, 201, clean.text);
+  t.is(clean.headers.get('warning'), null);
+
+  const put = await srv.req('PUT', `${base}/d`, '{"metadata":{"name":"d","name":"d"},"data":{"k":"v"}}', asJson);
+  t.is(put.status, 200, put.text);
+  t.deepEqual(warnings(put.headers), ['299 - "duplicate field \\"metadata.name\\""']);
+  const strictPut = await srv.req('PUT', `${base}/d?fieldValidation=Strict`, '{"metadata":{"name":"d"},"data":{"k":"1","k":"2"}}', asJson);
+  t.is(strictPut.status, 400, strictPut.text);
+  t.deepEqual((await srv.req('GET', `${base}/d`)).json.data, { k: 'v' }, 'the refused update did not land');
+});
+
+test('repeated JSON keys in patch bodies of all three types, and in a custom resource', async (t) => {
+  const ns = await namespace(t, 'uf-dup-patch');
+  const base = `/api/v1/namespaces/${ns}/configmaps`;
+  t.is((await srv.req('POST', base, { metadata: { name: 'p' }, data: { a: '1' } })).status, 201);
+  const cases: Array<[string, string, string]> = [
+    ['application/merge-patch+json', '{"data":{"m":"1","m":"2"}}', 'data.m'],
+    ['application/strategic-merge-patch+json', '{"data":{"s":"1","s":"2"}}', 'data.s'],
+    ['application/json-patch+json', '[{"op":"add","op":"add","path":"/data/j","value":"2"}]', '[0].op'],
+  ];
+  for (const [type, patch, path] of cases) {
+    const r = await srv.req('PATCH', `${base}/p`, patch, { 'content-type': type });
+    t.is(r.status, 200, `${type}: ${r.text}`);
+    t.deepEqual(warnings(r.headers), [`299 - "duplicate field \\"${path}\\""`], type);
+    const strict = await srv.req('PATCH', `${base}/p?fieldValidation=Strict`, patch.replaceAll('"2"', '"3"'), { 'content-type': type });
+    t.is(strict.status, 400, `${type}: ${strict.text}`);
+    t.regex(strict.json.message, new RegExp(`strict decoding error: duplicate field "${path.replace(/[[\]]/g, '\\$&')}"$`), type);
+  }
+  t.deepEqual((await srv.req('GET', `${base}/p`)).json.data, { a: '1', m: '2', s: '2', j: '2' }, 'the Strict patches stored nothing');
+
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'doodads.uf.example.com' },
+    spec: {
+      group: 'uf.example.com', scope: 'Namespaced', names: { plural: 'doodads', singular: 'doodad', kind: 'Doodad' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, tags: { type: 'array', items: { type: 'object', properties: { n: { type: 'string' } } } } } } } } } }],
+    },
+  };
+  t.is((await srv.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status, 201);
+  const cr = await srv.req('POST', `/apis/uf.example.com/v1/namespaces/${ns}/doodads`, '{"apiVersion":"uf.example.com/v1","kind":"Doodad","metadata":{"name":"x"},"spec":{"size":1,"size":2,"tags":[{"n":"a"},{"n":"b","n":"c"}]}}', asJson);
+  t.is(cr.status, 201, cr.text);
+  t.deepEqual(warnings(cr.headers), ['299 - "duplicate field \\"spec.size\\""', '299 - "duplicate field \\"spec.tags[1].n\\""']);
+  t.deepEqual(cr.json.spec, { size: 2, tags: [{ n: 'a' }, { n: 'c' }] });
+});

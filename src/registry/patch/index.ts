@@ -3,7 +3,8 @@
 // is handled as an own property (see api/safe-json.ts), and bodies and results are held to the
 // nesting limit, so no patch reaches a prototype or a stack overflow.
 import { isPlainObject, type JsonObject, type JsonValue } from '../../api/object.ts';
-import { cloneJson, NESTING_TOO_DEEP, parseJson, valueTooDeep } from '../../api/safe-json.ts';
+import { cloneJson, NESTING_TOO_DEEP, valueTooDeep } from '../../api/safe-json.ts';
+import { duplicateFieldsOf, parseJsonNotingDuplicates, type DuplicateFields } from '../../api/json-duplicates.ts';
 import { mediaTypes, type PatchType } from '../../codec/media-types.ts';
 import type { ListMergeRule } from '../../api/strategy.ts';
 import { errors } from '../../request/errors.ts';
@@ -34,7 +35,7 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
 function parseBody(body: Buffer | string): JsonValue {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   try {
-    return parseJson(text);
+    return parseJsonNotingDuplicates(text);
   } catch (err) {
     throw errors.badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -49,11 +50,14 @@ function requireObjectPatch(doc: JsonValue, type: 'merge' | 'strategic'): JsonOb
  * Applies a PATCH body to `original` (not changed) and returns the patched object.
  * 415 unknown media type; 400 malformed or too deeply nested body, or a bad directive; 413 too many
  * JSON-patch operations or too much copying; 422 (Invalid) an operation that cannot apply, or a result
- * that is not an object or nests too deeply.
+ * that is not an object or nests too deeply. Keys the body repeats within one object (the last stands)
+ * go to `onDuplicates`.
  */
-export function applyPatch(contentType: string, original: JsonObject, body: Buffer | string, rules: readonly ListMergeRule[]): JsonObject {
+export function applyPatch(contentType: string, original: JsonObject, body: Buffer | string, rules: readonly ListMergeRule[], onDuplicates?: (d: DuplicateFields) => void): JsonObject {
   const type = patchTypeOf(contentType);
   const doc = parseBody(body);
+  const duplicates = duplicateFieldsOf(doc);
+  if (duplicates && onDuplicates) onDuplicates(duplicates);
   let result: unknown;
   switch (type) {
     case 'json':
