@@ -61,6 +61,7 @@ export const versionInfo = {
   gitTreeState: 'clean',
   buildDate: '2026-11-22T00:00:00Z',
   goVersion: `node${process.versions.node}`,
-  compiler: 'tsx',
+  // the build (`npm run build`, tsc) or the sources run as they are (tsx, in the tests)
+  compiler: import.meta.url.endsWith('.ts') ? 'tsx' : 'tsc',
   platform: `${process.platform}/${process.arch}`,
 };
