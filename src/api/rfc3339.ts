@@ -13,7 +13,8 @@ export interface ParsedTime {
   nanos: number;
 }
 
-const daysIn = (year: number, month: number): number =>
+/** Days in `month` (1–12) of `year`, Gregorian. */
+export const daysIn = (year: number, month: number): number =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 /** The instant `text` names, or undefined when it is not an RFC 3339 time. */

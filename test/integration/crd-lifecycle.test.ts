@@ -273,3 +273,45 @@ test.serial('the scale subresource reads and writes the replicas at the CRD path
   t.is((await s.req('GET', `${BASE}/nope/scale`)).status, 404);
   t.is((await s.req('DELETE', `${CRDS}/crontabs.stable.example.com`)).status, 200);
 });
+
+test.serial('string formats: a value its format refuses is a 422 naming the field, on create and on patch; unknown formats check nothing', async (t) => {
+  const formats = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'leases.fmt.example.com' },
+    spec: {
+      group: 'fmt.example.com', scope: 'Namespaced', names: { plural: 'leases', singular: 'lease', kind: 'Lease' },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: {
+          renewAt: { type: 'string', format: 'date-time' },
+          ttl: { type: 'string', format: 'duration' },
+          endpoint: { type: 'string', format: 'uri' },
+          owner: { type: 'string', format: 'email' },
+          nets: { type: 'array', items: { type: 'string', format: 'cidr' } },
+          id: { type: 'string', format: 'uuid' },
+          code: { type: 'string', format: 'k8s-short-name' },
+        } } } } },
+      }],
+    },
+  };
+  t.is((await s.req('POST', CRDS, formats)).status, 201);
+  const base = '/apis/fmt.example.com/v1/namespaces/default/leases';
+  const good = { renewAt: '2026-11-29T10:00:00Z', ttl: '1h30m', endpoint: 'https://lease.example.com/renew', owner: 'Ops <ops@example.com>', nets: ['10.0.0.0/8', 'fd00::/8'], id: '123e4567-e89b-12d3-a456-426614174000', code: 'anything goes' };
+  const created = await s.req('POST', base, { apiVersion: 'fmt.example.com/v1', kind: 'Lease', metadata: { name: 'ok' }, spec: good });
+  t.is(created.status, 201, created.text);
+  t.deepEqual(created.json.spec, good);
+
+  const bad = await s.req('POST', base, { apiVersion: 'fmt.example.com/v1', kind: 'Lease', metadata: { name: 'bad' }, spec: { ...good, renewAt: 'tomorrow', nets: ['10.0.0.0/8', '10.0.0.0/33'], ttl: '90 fortnights' } });
+  t.is(bad.status, 422, bad.text);
+  t.is(bad.json.reason, 'Invalid');
+  t.deepEqual(bad.json.details.causes.map((c: { field: string; message: string }) => [c.field, c.message]), [
+    ['spec.renewAt', 'Invalid value: "tomorrow": spec.renewAt in body must be of type date-time: "tomorrow"'],
+    ['spec.ttl', 'Invalid value: "90 fortnights": spec.ttl in body must be of type duration: "90 fortnights"'],
+    ['spec.nets[1]', 'Invalid value: "10.0.0.0/33": spec.nets[1] in body must be of type cidr: "10.0.0.0/33"'],
+  ]);
+  t.is((await s.req('GET', `${base}/bad`)).status, 404, 'nothing stored');
+
+  const patched = await s.req('PATCH', `${base}/ok`, JSON.stringify({ spec: { endpoint: 'relative/path', id: 'not-a-uuid' } }), { 'content-type': 'application/merge-patch+json' });
+  t.is(patched.status, 422, patched.text);
+  t.deepEqual(patched.json.details.causes.map((c: { field: string }) => c.field), ['spec.endpoint', 'spec.id']);
+  t.deepEqual((await s.req('GET', `${base}/ok`)).json.spec, good, 'the refused patch did not land');
+});

@@ -7,6 +7,7 @@
 import { RE2JS } from 're2js';
 import type { JsonValue } from '../../api/object.ts';
 import { field, type FieldError } from '../../request/errors.ts';
+import { formatCheck, type FormatCheck } from './formats.ts';
 
 /** `pattern` on RE2 (linear time): a CRD author must not stall the event loop with `(a+)+$`. */
 export interface Pattern {
@@ -33,6 +34,8 @@ export interface SchemaNode {
   readonly enumKeys?: ReadonlySet<string>;
   readonly enumValues?: readonly JsonValue[];
   readonly pattern?: Pattern;
+  /** A `format` the reference's registry knows, with its name as written (for the message). */
+  readonly format?: { readonly name: string; readonly check: FormatCheck };
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly minimum?: number;
@@ -160,6 +163,12 @@ class Reader {
     }
     const pattern = own(raw, 'pattern');
     if (pattern !== undefined) n.pattern = this.pattern(pattern, `${p}.pattern`);
+    const format = own(raw, 'format');
+    if (format !== undefined) {
+      const check = typeof format === 'string' ? formatCheck(format) : undefined;
+      if (typeof format !== 'string') this.errors.push(field.invalid(`${p}.format`, format, 'must be a string'));
+      else if (check) n.format = { name: format, check };
+    }
     for (const k of ['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'] as const) {
       const v = own(raw, k);
       if (v === undefined) continue;

@@ -246,6 +246,10 @@ class Validation {
     }
     if (node.pattern) this.charge(s.length / TEXT_PER_STEP);
     if (node.pattern && !node.pattern.re.test(s)) this.errors.push(field.invalid(p, s, `${at(p)} in body should match '${node.pattern.source}'`));
+    if (node.format) {
+      this.charge(s.length / TEXT_PER_STEP);
+      if (!node.format.check(s)) this.errors.push(field.invalid(p, s, `${at(p)} in body must be of type ${node.format.name}: ${JSON.stringify(s.length > 256 ? `${s.slice(0, 256)}...` : s)}`));
+    }
   }
 
   private number(v: number, node: SchemaNode, p: string): void {
