@@ -1,9 +1,10 @@
 import YAML from 'yaml';
 import { CORE_SCHEMA, loadAll, YAMLException, type LoadOptions } from 'js-yaml';
 import { cloneJson, MAX_NESTING_DEPTH, NESTING_TOO_DEEP, valueTooDeep } from '../api/safe-json.ts';
-import { isLongList, type Codec, type SliceableList } from './codec.ts';
+import { isLongList, type Codec, type SlicedBody, type SliceableList } from './codec.ts';
 import { isImmutableBody } from './json.ts';
 import { TextCache } from './text-cache.ts';
+import { WRITE_OPTIONS, yamlObjectSlices } from './yaml-object-slices.ts';
 
 // Request bodies are read with js-yaml; answers are written with the yaml package. The yaml package
 // reads in three passes (tokens, a document tree, then values): a 1 MB ConfigMap of 60,000 keys held
@@ -97,8 +98,6 @@ function decodeYaml(text: string): unknown {
   return value;
 }
 
-const WRITE_OPTIONS = { aliasDuplicateObjects: false } as const;
-
 /**
  * The YAML of large stored objects as served, kept: the yaml package writes about ten times slower
  * than JSON.stringify (a 1 MB ConfigMap took 757 ms against 59), so a reader repeating a GET with
@@ -108,10 +107,15 @@ const WRITE_OPTIONS = { aliasDuplicateObjects: false } as const;
  */
 const largeYaml = new TextCache(64 * 1024 * 1024, 64 * 1024);
 
-function objectYaml(value: unknown): string {
-  if (!isImmutableBody(value)) return YAML.stringify(value, WRITE_OPTIONS);
-  let text = largeYaml.get(value);
-  if (text === undefined) largeYaml.set(value, (text = YAML.stringify(value, WRITE_OPTIONS)));
+/** A large object is written in slices (yaml-object-slices.ts), then kept whole like any other. */
+function objectYaml(value: unknown): string | SlicedBody {
+  const immutable = isImmutableBody(value);
+  const hit = immutable ? largeYaml.get(value) : undefined;
+  if (hit !== undefined) return hit;
+  const sliced = yamlObjectSlices(value, immutable ? (text) => largeYaml.set(value, text) : undefined);
+  if (sliced) return { slices: sliced };
+  const text = YAML.stringify(value, WRITE_OPTIONS);
+  if (immutable) largeYaml.set(value, text);
   return text;
 }
 
