@@ -1,7 +1,7 @@
-// Encoded texts of values that never change, kept by the value, least recently used first out,
-// within a byte budget (texts of UTF-16 code units counted as their length).
-export class TextCache {
-  private readonly texts = new Map<object, string>();
+// Encoded texts (or bytes) of values that never change, kept by the value, least recently used first
+// out, within a budget (texts of UTF-16 code units counted as their length, buffers as theirs).
+export class TextCache<T extends string | Buffer = string> {
+  private readonly texts = new Map<object, T>();
   private bytes = 0;
 
   /** `budget`: total length kept; `min`..`max`: the lengths worth keeping (a larger text is not kept). */
@@ -11,7 +11,7 @@ export class TextCache {
     private readonly max = budget / 4,
   ) {}
 
-  get(key: object): string | undefined {
+  get(key: object): T | undefined {
     const hit = this.texts.get(key);
     if (hit !== undefined) {
       this.texts.delete(key);
@@ -20,7 +20,7 @@ export class TextCache {
     return hit;
   }
 
-  set(key: object, text: string): void {
+  set(key: object, text: T): void {
     if (text.length < this.min || text.length > this.max || this.texts.has(key)) return;
     this.texts.set(key, text);
     this.bytes += text.length;

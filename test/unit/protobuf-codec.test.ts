@@ -5,6 +5,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import protobuf from 'protobufjs';
 import { decodeObject, encodeObject } from '../../src/codec/protobuf.ts';
+import { immutableBody } from '../../src/codec/json.ts';
 import { mediaTypes } from '../../src/codec/media-types.ts';
 import { protobufPlan } from '../../src/codec/protobuf.ts';
 import type { MessagePlan } from '../../src/codec/protobuf-mapping.ts';
@@ -272,4 +273,19 @@ test('bodies naming unknown kinds, or known kinds under made-up groups, leave no
   gc();
   const grown = process.memoryUsage().heapUsed - before;
   t.true(grown < 8 * 1024 * 1024, `${(grown / 1024 / 1024).toFixed(1)} MiB retained for 600 bodies of 100 KB names`);
+});
+
+test('a large served object is encoded once: later answers reuse its bytes; small or changeable values are encoded each time', (t) => {
+  const codec = mediaTypes.role('response').lookup('application/vnd.kubernetes.protobuf')!.codec;
+  const data = Object.freeze(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `v${i}`])));
+  const served = immutableBody(Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: Object.freeze({ name: 'wide', namespace: 'default' }), data }));
+  const first = codec.encode(served, false) as Buffer;
+  t.true(Buffer.isBuffer(first) && first.length > 64 * 1024);
+  t.deepEqual(decodeObject(first).data, data);
+  t.is(codec.encode(served, false), first, 'the same bytes, not encoded again');
+  const copy = codec.encode({ ...served }, false) as Buffer;
+  t.not(copy, first, 'a value not declared immutable is encoded each time');
+  t.true(copy.equals(first));
+  const small = immutableBody(Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: Object.freeze({ name: 's' }) }));
+  t.not(codec.encode(small, false), codec.encode(small, false), 'a small object is not kept');
 });
