@@ -149,3 +149,45 @@ status: {conditions: [{type: Synced, status: "True"}, {type: Ready, status: "Fal
   t.not(bad.code, 0);
   t.regex(bad.stderr, /spec.versions\[0\].additionalPrinterColumns\[0\].jsonPath: Invalid value/);
 });
+
+test.serial('kubectl apply of a custom object whose strings break their schema formats prints the server\'s 422 for each field', async (t) => {
+  const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: backups.ops.example.com}
+spec:
+  group: ops.example.com
+  scope: Namespaced
+  names: {plural: backups, singular: backup, kind: Backup}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              at: {type: string, format: date-time}
+              every: {type: string, format: duration}
+              target: {type: string, format: uri}
+`;
+  const applied = await k.run(['apply', '-f', k.file('backups.yaml', crd)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.is((await k.run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/backups.ops.example.com'])).code, 0);
+  const backup = (at: string, every: string, target: string) => `apiVersion: ops.example.com/v1
+kind: Backup
+metadata: {name: nightly, namespace: default}
+spec: {at: "${at}", every: "${every}", target: "${target}"}
+`;
+  const bad = await k.run(['apply', '-f', k.file('bad-backup.yaml', backup('tonight', 'daily', 'bucket/path'))]);
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /spec\.at: Invalid value: "tonight": spec\.at in body must be of type date-time: "tonight"/);
+  t.regex(bad.stderr, /spec\.every: Invalid value: "daily": spec\.every in body must be of type duration: "daily"/);
+  t.regex(bad.stderr, /spec\.target: Invalid value: "bucket\/path": spec\.target in body must be of type uri: "bucket\/path"/);
+  const good = await k.run(['apply', '-f', k.file('backup.yaml', backup('2026-11-30T02:00:00Z', '24h', 's3://bucket/path'))]);
+  t.is(good.code, 0, good.stderr);
+  const got = await k.run(['get', 'backup', 'nightly', '-n', 'default', '-o', 'jsonpath={.spec.every}']);
+  t.is(got.stdout, '24h');
+});
