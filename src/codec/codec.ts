@@ -62,7 +62,8 @@ export interface SliceableList {
   servedItems(start: number, end: number): unknown[];
 }
 
-function isSliceableList(v: unknown): v is SliceableList {
+/** A list body that hands out its members a slice at a time, of any length. */
+export function isSliceableList(v: unknown): v is SliceableList {
   return typeof v === 'object' && v !== null && typeof (v as SliceableList).servedItems === 'function' && typeof (v as SliceableList).itemCount === 'number';
 }
 

@@ -1,10 +1,10 @@
 import YAML from 'yaml';
 import { CORE_SCHEMA, loadAll, YAMLException, type LoadOptions } from 'js-yaml';
 import { cloneJson, MAX_NESTING_DEPTH, NESTING_TOO_DEEP, valueTooDeep } from '../api/safe-json.ts';
-import { isLongList, type Codec, type SlicedBody, type SliceableList } from './codec.ts';
+import { isSliceableList, type Codec, type SlicedBody, type SliceableList } from './codec.ts';
 import { isImmutableBody } from './json.ts';
 import { TextCache } from './text-cache.ts';
-import { WRITE_OPTIONS, yamlObjectSlices } from './yaml-object-slices.ts';
+import { WRITE_OPTIONS, yamlListItemSlices, yamlObjectSlices } from './yaml-object-slices.ts';
 
 // Request bodies are read with js-yaml; answers are written with the yaml package. The yaml package
 // reads in three passes (tokens, a document tree, then values): a 1 MB ConfigMap of 60,000 keys held
@@ -119,31 +119,48 @@ function objectYaml(value: unknown): string | SlicedBody {
   return text;
 }
 
-/** Members per slice of a long list: YAML is written several times slower than JSON. */
+/** Members fetched at a time, and the text a slice holds before it is written. */
 const YAML_SLICE_ITEMS = 100;
+const YAML_SLICE_TEXT = 64 * 1024;
 
 /**
- * YAML.stringify of a long list a slice of members at a time: the head's members, then the list's
- * member with each entry written as the only entry of that member and its first line dropped, so each
- * entry is indented and folded exactly as in the whole document.
+ * YAML.stringify of a list a slice at a time: the head's members, then the list's member with each
+ * entry written as the only entry of that member and its first line dropped, so each entry is
+ * indented and folded exactly as in the whole document. A slice ends after 100 entries or 64 KiB of
+ * text; an entry of more values than a slice is itself written in slices (yaml-object-slices.ts).
+ * Every list is written so, however short: a short list of large objects held the loop as long as
+ * a long one.
  */
 function* yamlListSlices(list: SliceableList): Generator<Buffer> {
   const key = list.listKey;
   // the member's own line (`items:`), as the document writes it before its entries
   const keyLine = YAML.stringify({ [key]: [null] }, WRITE_OPTIONS).split('\n')[0]!;
   yield Buffer.from(`${YAML.stringify(list.listHead, WRITE_OPTIONS)}${keyLine}\n`);
+  let text = '';
   for (let start = 0; start < list.itemCount; start += YAML_SLICE_ITEMS) {
-    let text = '';
     for (const member of list.servedItems(start, Math.min(start + YAML_SLICE_ITEMS, list.itemCount))) {
+      const pieces = yamlListItemSlices(key, member);
+      if (pieces) {
+        if (text) yield Buffer.from(text);
+        text = '';
+        for (const piece of pieces) yield Buffer.from(piece);
+        continue;
+      }
       const alone = YAML.stringify({ [key]: [member] }, WRITE_OPTIONS);
       text += alone.slice(alone.indexOf('\n') + 1);
+      if (text.length >= YAML_SLICE_TEXT) {
+        yield Buffer.from(text);
+        text = '';
+      }
     }
-    yield Buffer.from(text);
+    if (text) yield Buffer.from(text);
+    text = '';
   }
 }
 
 export const yamlCodec: Codec = {
   mediaType: 'application/yaml',
-  encode: (value) => (isLongList(value) ? { slices: yamlListSlices(value) } : objectYaml(value)),
+  // an empty list is `items: []`, written whole
+  encode: (value) => (isSliceableList(value) && value.itemCount > 0 ? { slices: yamlListSlices(value) } : objectYaml(value)),
   decode: (body) => decodeYaml(body.toString('utf8')),
 };

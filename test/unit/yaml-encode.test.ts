@@ -6,7 +6,7 @@ import { load } from 'js-yaml';
 import { yamlCodec } from '../../src/codec/codecs.ts';
 import { immutableBody } from '../../src/codec/json.ts';
 import { TextCache } from '../../src/codec/text-cache.ts';
-import { isSlicedBody, wholeBody } from '../../src/codec/codec.ts';
+import { isSlicedBody, wholeBody, type SliceableList } from '../../src/codec/codec.ts';
 
 const big = (name: string) => Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: Object.freeze({ name }), data: Object.freeze(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `v${i}`]))) });
 
@@ -86,4 +86,50 @@ test('a text cache keeps texts within its budget, the least recently used going 
   cache.set(keys[5], 'w'.repeat(26));
   t.is(cache.get(keys[5]), undefined, 'longer than a quarter of the budget: not kept');
   t.is(cache.size, 4);
+});
+
+/** A list body as the registry hands one out (registry/list-body.ts): its head, then its members a slice at a time. */
+function listOf(items: unknown[]): SliceableList & { toJSON(): unknown } {
+  const listHead = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '7' } };
+  return { listHead, listKey: 'items', itemCount: items.length, servedItems: (start, end) => items.slice(start, end), toJSON: () => ({ ...listHead, items }) };
+}
+
+test('lists of any length are written in slices, a large member itself in slices, byte for byte the whole document', (t) => {
+  const wideMap = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));
+  const small = (i: number) => ({ metadata: { name: `s${i}` }, data: { a: 'x'.repeat(i % 90) } });
+  const lists: Record<string, unknown[]> = {
+    'three small members': [small(1), small(2), small(3)],
+    'a large member first, among small ones': [{ metadata: { name: 'wide' }, data: wideMap(5_000) }, small(1), small(2)],
+    'a large member whose first member is large, then one whose nested list is large': [
+      { data: wideMap(3_000), metadata: { name: 'first-is-wide' } },
+      { metadata: { name: 'nested' }, spec: { containers: Array.from({ length: 1_500 }, (_, i) => ({ name: `c${i}`, env: [{ name: 'A', value: String(i) }] })) } },
+      small(4),
+    ],
+    'members made of 64 KiB strings': Array.from({ length: 6 }, (_, i) => ({ metadata: { name: `big${i}` }, data: { blob: 'y'.repeat(64 * 1024) } })),
+    'many small members': Array.from({ length: 700 }, (_, i) => small(i)),
+  };
+  for (const [name, items] of Object.entries(lists)) {
+    const list = listOf(items);
+    const encoded = yamlCodec.encode(list, false);
+    t.true(isSlicedBody(encoded), name);
+    const whole = YAML.stringify(list.toJSON(), { aliasDuplicateObjects: false });
+    t.is(text(encoded), whole, name);
+    if (isSlicedBody(encoded)) t.true(Math.max(...[...encoded.slices].map((b) => b?.length ?? 0)) < 200 * 1024, `${name}: slices stay small`);
+  }
+  t.is(yamlCodec.encode(listOf([]), false), 'apiVersion: v1\nkind: ConfigMapList\nmetadata:\n  resourceVersion: "7"\nitems: []\n', 'an empty list is written whole');
+});
+
+test('a body written through its toJSON (a list body, a Table) is never sliced member by member, however large its insides', (t) => {
+  class Body {
+    readonly internals = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    toJSON(): unknown {
+      return { kind: 'Thing', apiVersion: 'v1', metadata: {}, items: [] };
+    }
+  }
+  const body = new Body();
+  t.is(yamlCodec.encode(body, false), YAML.stringify(body, { aliasDuplicateObjects: false }));
+  t.is(yamlCodec.encode(body, false), 'kind: Thing\napiVersion: v1\nmetadata: {}\nitems: []\n');
+  // inside a plain object, such a value is written whole, through its toJSON, as YAML.stringify does
+  const holder = { a: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])), b: body, toJSON: 'data, not a method' };
+  t.is(text(yamlCodec.encode(holder, false)), YAML.stringify(holder, { aliasDuplicateObjects: false }));
 });
