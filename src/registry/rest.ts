@@ -7,6 +7,8 @@ import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.t
 import { wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
 import { isTrue, type FieldValidation } from '../request/query.ts';
+import { isLargeBody, turnFor, turnIf } from '../request/large-body.ts';
+import { isLargeObject } from '../store/event-log.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { ObjectKey } from '../store/backend.ts';
 import { turnTaker } from '../store/turns.ts';
@@ -174,10 +176,13 @@ export class GenericRegistry {
     // a generateName of another type is left for validation to refuse
     const generated = !meta.name && typeof meta.generateName === 'string' && meta.generateName !== '';
     if (generated) meta.name = generateName(meta.generateName!);
+    await turnFor(req.body);
     this.validate(def, strategy, obj, undefined);
+    await turnFor(req.body);
 
     const ns = def.namespaced ? (meta.namespace as string) : '';
     await runAdmission(this.admission, { operation: 'create', def, subresource: '', namespace: ns, name: meta.name!, object: obj, user: req.user, dryRun: !!req.dryRun });
+    await turnFor(req.body);
     // a generated name can collide (5 random characters): draw again a few times, as modern servers do
     // (the store owns and freezes what it is given: a retry sends a copy with the new name)
     let candidate: ApiObject = obj;
@@ -226,7 +231,7 @@ export class GenericRegistry {
   async guaranteedUpdate(
     req: RestRequest,
     precondition: number | undefined,
-    mutate: (current: ApiObject | undefined) => Mutable,
+    mutate: (current: ApiObject | undefined) => Mutable | Promise<Mutable>,
     /**
      * `internal`: a subresource that writes fields the kind's update rules forbid to users (binding sets
      * spec.nodeName); it validated its own input, so only the metadata rules run.
@@ -240,13 +245,19 @@ export class GenericRegistry {
       const current = this.store.get(key);
       if (!current) {
         if ((strategy.allowCreateOnUpdate || opts.allowCreate) && !opts.noCreate && req.subresource === '') {
-          const created = await this.create({ ...req, body: mutate(undefined) });
+          const created = await this.create({ ...req, body: await mutate(undefined) });
           return created;
         }
         throw errors.notFound(this.gr(def), req.name);
       }
       if (precondition !== undefined && precondition !== revisionOf(current)) throw errors.optimisticLock(this.gr(def), req.name);
-      const next = mutate(current);
+      // a large write's steps (a large body, or any change of a large object) each have a turn of
+      // their own (request/large-body.ts); a concurrent change meanwhile is a conflict, computed
+      // again or refused as for any write
+      const large = isLargeBody(req.body) || isLargeObject(current);
+      await turnIf(large);
+      const next = await mutate(current);
+      await turnIf(large);
       if (!opts.internal) {
         strategy.prepareForUpdate?.(next, current, req.subresource);
         strategy.defaults?.(next);
@@ -254,7 +265,9 @@ export class GenericRegistry {
       // after defaults, so a PUT that omits defaulted fields does not count as a spec change
       this.applySystemFieldsOnUpdate(strategy, next, current);
       this.validate(def, opts.internal ? { nameRule: strategy.nameRule } : strategy, next, current);
+      await turnIf(large);
       await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user, dryRun: !!req.dryRun });
+      await turnIf(large);
       if (jsonEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
       try {
         const stored = await this.storeUpdate(req, key, next, current);
@@ -286,10 +299,12 @@ export class GenericRegistry {
     const res = await this.guaranteedUpdate(
       req,
       undefined,
-      (current) => {
+      async (current) => {
         const served = forResponse(req.def, current!) as Mutable;
         delete served.metadata.selfLink;
         const patched = applyPatch(contentType, served, raw, rules, (d) => (duplicates = d)) as Mutable;
+        // applying a patch to a large object is a step of its own (request/large-body.ts)
+        await turnIf(isLargeBody(raw) || isLargeObject(current!));
         if (!isPlainObject(patched.metadata)) patched.metadata = {};
         const meta = patched.metadata;
         if (meta.resourceVersion !== undefined && meta.resourceVersion !== current!.metadata.resourceVersion) {

@@ -10,6 +10,7 @@ import { STREAMING_SUBRESOURCES, type KubeletService } from '../registry/kubelet
 import { hasBody, readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import { setWarnings } from './warnings.ts';
+import { noteBodySize, turnFor } from '../request/large-body.ts';
 import type { RequestState } from './state.ts';
 import { serveWatch, type WatchDeps } from './watch/handler.ts';
 import type { WatchLimits } from './watch/limits.ts';
@@ -69,8 +70,15 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     const raw = hasBody(ctx) ? await readBody(ctx, d.options.maxRequestBodyBytes) : undefined;
     const contentType = ctx.get('Content-Type');
     const body = raw ? decodeRequestBody(contentType, raw, bodies, ctx.method) : undefined;
+    if (raw) {
+      noteBodySize(body, raw.length);
+      // a large body's parse was one step: the write's next ones wait for the loop's next turn
+      await turnFor(raw);
+    }
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
     setWarnings(ctx.res, res.warnings);
+    // the answer of a large write is written in a step of its own
+    if (raw) await turnFor(raw);
     respond(ctx, d.codecs, res.status, res.body, endpointConversions(def, target.subresource, ctx.state.query));
   };
 }

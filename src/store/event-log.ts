@@ -13,6 +13,28 @@ export function estimateBytes(v: unknown): number {
   return n;
 }
 
+/** Stored objects whose estimate reaches this are remembered with it (isLargeObject). */
+export const LARGE_OBJECT_BYTES = 1024 * 1024;
+
+/**
+ * The estimates of large stored objects, by object: an update's previous object was estimated when it
+ * was written (not walked again), and a write replacing a large object knows it is one.
+ */
+const largeObjects = new WeakMap<object, number>();
+
+function bytesOf(v: object): number {
+  const known = largeObjects.get(v);
+  if (known !== undefined) return known;
+  const n = estimateBytes(v);
+  if (n >= LARGE_OBJECT_BYTES) largeObjects.set(v, n);
+  return n;
+}
+
+/** Whether `v` is a stored object this process wrote whose estimate is LARGE_OBJECT_BYTES or more. */
+export function isLargeObject(v: object): boolean {
+  return largeObjects.has(v);
+}
+
 /**
  * Recent committed events in revision order, shared by every watcher: a ring buffer bounded by count
  * (--watch-cache-size) and by the estimated memory of the objects it holds. Events older than what is
@@ -38,7 +60,7 @@ export class EventLog {
   }
 
   append(ev: StoreEvent): void {
-    const cost = estimateBytes(ev.object) + (ev.prev ? estimateBytes(ev.prev) : 0);
+    const cost = bytesOf(ev.object) + (ev.prev ? bytesOf(ev.prev) : 0);
     while (this.size > 0 && (this.size === this.capacity || this.bytes + cost > this.maxBytes)) this.dropOldest();
     const at = (this.start + this.size) % this.capacity;
     this.ring[at] = ev;
