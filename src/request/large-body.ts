@@ -3,7 +3,14 @@
 // keys (parse, decode, validation, admission, commit, answer), so one client's large write held
 // every other request for that long. With a turn between the steps, the longest hold is the longest
 // step. Small bodies (nearly all) take no turn: they cost nothing more.
-import { setImmediate as nextTurn } from 'node:timers/promises';
+/**
+ * The loop's next turn with its I/O: an immediate queued from an I/O callback runs in the same turn's
+ * check phase, before any new I/O is read, so a second one is queued from there (it runs in the next
+ * turn, after its poll for I/O).
+ */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+}
 
 /** Bodies of this many bytes or more take turns between the steps of their write. */
 export const LARGE_BODY_BYTES = 256 * 1024;
