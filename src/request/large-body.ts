@@ -3,14 +3,7 @@
 // keys (parse, decode, validation, admission, commit, answer), so one client's large write held
 // every other request for that long. With a turn between the steps, the longest hold is the longest
 // step. Small bodies (nearly all) take no turn: they cost nothing more.
-/**
- * The loop's next turn with its I/O: an immediate queued from an I/O callback runs in the same turn's
- * check phase, before any new I/O is read, so a second one is queued from there (it runs in the next
- * turn, after its poll for I/O).
- */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
-}
+import { loopTurn } from '../store/turns.ts';
 
 /** Bodies of this many bytes or more take turns between the steps of their write. */
 export const LARGE_BODY_BYTES = 256 * 1024;
@@ -31,10 +24,10 @@ export function isLargeBody(body: unknown): boolean {
 
 /** A turn of the event loop when `body` is large: other requests are served before the write's next step. */
 export function turnFor(body: unknown): Promise<void> | undefined {
-  return isLargeBody(body) ? nextTurn() : undefined;
+  return isLargeBody(body) ? loopTurn() : undefined;
 }
 
 /** A turn of the event loop when `large` (a large body, or a small patch of a large object). */
 export function turnIf(large: boolean): Promise<void> | undefined {
-  return large ? nextTurn() : undefined;
+  return large ? loopTurn() : undefined;
 }

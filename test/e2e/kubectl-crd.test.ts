@@ -1,6 +1,6 @@
 // The machine's kubectl (client 1.32): a CustomResourceDefinition applied from YAML, waited on
 // (Established), then its objects applied, listed by plural and by short name, and deleted.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { kubectlFor } from '../helpers/kubectl.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
@@ -101,18 +101,28 @@ test.serial('kubectl apply -f crd.yaml, wait, apply/get/get by short name/scale/
   t.regex(after.stderr, /the server doesn't have a resource type "crontabs"|Unable to list "stable.example.com\/v1, Resource=crontabs": the server could not find the requested resource/);
 });
 
-const widgetCrd = `apiVersion: apiextensions.k8s.io/v1
+/** A namespaced CRD served and stored at v1 only, `versionTail` (schema, columns) indented under that version. */
+const oneVersionCrd = (group: string, plural: string, kind: string, versionTail: string) => `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
-metadata: {name: widgets.shop.example.com}
+metadata: {name: ${plural}.${group}}
 spec:
-  group: shop.example.com
+  group: ${group}
   scope: Namespaced
-  names: {plural: widgets, singular: widget, kind: Widget}
+  names: {plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}}
   versions:
   - name: v1
     served: true
     storage: true
-    schema:
+${versionTail}`;
+
+/** kubectl apply of a CRD, then wait until it is Established. */
+async function establish(t: ExecutionContext, file: string, yaml: string, name: string): Promise<void> {
+  const applied = await k.run(['apply', '-f', k.file(file, yaml)]);
+  t.is(applied.code, 0, applied.stderr);
+  t.is((await k.run(['wait', '--for=condition=Established', '--timeout=20s', `crd/${name}`])).code, 0);
+}
+
+const widgetCrd = oneVersionCrd('shop.example.com', 'widgets', 'Widget', `    schema:
       openAPIV3Schema:
         type: object
         x-kubernetes-preserve-unknown-fields: true
@@ -122,12 +132,10 @@ spec:
     - {name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status'}
     - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
     - {name: Owner, type: string, priority: 1, jsonPath: ".metadata.labels['shop.example.com/owner']"}
-`;
+`);
 
 test.serial('kubectl get prints a CRD\'s additionalPrinterColumns, -o wide its priority-1 ones too', async (t) => {
-  const applied = await k.run(['apply', '-f', k.file('widgets.yaml', widgetCrd)]);
-  t.is(applied.code, 0, applied.stderr);
-  t.is((await k.run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/widgets.shop.example.com'])).code, 0);
+  await establish(t, 'widgets.yaml', widgetCrd, 'widgets.shop.example.com');
   const widget = `apiVersion: shop.example.com/v1
 kind: Widget
 metadata: {name: w1, namespace: default, labels: {shop.example.com/owner: alice}}
@@ -151,18 +159,7 @@ status: {conditions: [{type: Synced, status: "True"}, {type: Ready, status: "Fal
 });
 
 test.serial('kubectl apply of a custom object whose strings break their schema formats prints the server\'s 422 for each field', async (t) => {
-  const crd = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backups.ops.example.com}
-spec:
-  group: ops.example.com
-  scope: Namespaced
-  names: {plural: backups, singular: backup, kind: Backup}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
+  const crd = oneVersionCrd('ops.example.com', 'backups', 'Backup', `    schema:
       openAPIV3Schema:
         type: object
         properties:
@@ -172,10 +169,8 @@ spec:
               at: {type: string, format: date-time}
               every: {type: string, format: duration}
               target: {type: string, format: uri}
-`;
-  const applied = await k.run(['apply', '-f', k.file('backups.yaml', crd)]);
-  t.is(applied.code, 0, applied.stderr);
-  t.is((await k.run(['wait', '--for=condition=Established', '--timeout=20s', 'crd/backups.ops.example.com'])).code, 0);
+`);
+  await establish(t, 'backups.yaml', crd, 'backups.ops.example.com');
   const backup = (at: string, every: string, target: string) => `apiVersion: ops.example.com/v1
 kind: Backup
 metadata: {name: nightly, namespace: default}
