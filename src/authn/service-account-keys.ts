@@ -5,6 +5,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import {
   generateServiceAccountKey,
   readServiceAccountKeys,
+  signBoundServiceAccountToken,
   signServiceAccountToken,
   verifyWithAny,
 } from './service-account.ts';
@@ -55,6 +56,9 @@ export function tokenIssuer(keys: ServiceAccountKeyMaterial): TokenIssuer {
   return {
     async sign(subject) {
       return signServiceAccountToken(await keys.signing, subject);
+    },
+    async signBound(claims) {
+      return signBoundServiceAccountToken(await keys.signing, claims);
     },
     async verifies(token) {
       const verifying = await keys.verifying;

@@ -8,6 +8,7 @@ import type { ApiObject } from '../api/object.ts';
 import { AuthnError, type UserInfo } from './types.ts';
 import { MAX_TOKEN_LENGTH, requireAudiences, type TokenAuthenticator } from './token.ts';
 import type { AudienceCheck, AudiencedUser } from './audiences.ts';
+import { checkBoundLive, isBoundPayload, readBoundClaims, signBoundToken, boundUser, type BoundObjectLookup, type BoundTokenClaims } from './bound-token.ts';
 
 export const SERVICE_ACCOUNT_ISSUER = 'platform/serviceaccount';
 export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
@@ -106,6 +107,11 @@ export async function signServiceAccountToken(key: KeyObject, s: TokenSubject): 
     .sign(key);
 }
 
+/** A bound token (TokenRequest) for the account the claims name. */
+export function signBoundServiceAccountToken(key: KeyObject, c: BoundTokenClaims): Promise<string> {
+  return signBoundToken(key, algorithmFor(key), SERVICE_ACCOUNT_ISSUER, serviceAccountUsername(c.namespace, c.account.name), c);
+}
+
 // ---------- verifying ----------
 
 /** Reads of the live objects a token depends on (the store, in the server). */
@@ -119,11 +125,23 @@ export interface ServiceAccountAuthenticatorOptions {
   keys: Promise<readonly KeyObject[]> | readonly KeyObject[];
   /** --service-account-lookup: set to check the secret and the account still exist. */
   lookup?: ServiceAccountLookup;
+  /**
+   * Bound tokens (TokenRequest) are checked against these live objects whatever --service-account-lookup
+   * says, as the reference does: deleting the account or the bound object ends the token. Absent (the
+   * auth proxy, which has no store): signature, expiry and claims only.
+   */
+  boundLookup?: BoundObjectLookup;
+  /**
+   * The audiences a bound token must name one of when the caller asks about none (the server's
+   * --api-audiences, or the issuer when there are none, as the reference defaults them). A token
+   * requested for another service must not pass as a credential for this one. Absent: not checked.
+   */
+  boundAudiences?: readonly string[];
 }
 
 export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   /** The account's user and the token's `aud`, or null for a token that is not a service-account JWT. */
-  async function verify(token: string): Promise<{ user: UserInfo; audiences: string[] } | null> {
+  async function verify(token: string): Promise<{ user: UserInfo; audiences: string[]; bound: boolean } | null> {
     let unverified: JWTPayload;
     try {
       unverified = decodeJwt(token);
@@ -132,15 +150,29 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticat
     }
     if (unverified.iss !== SERVICE_ACCOUNT_ISSUER) return null;
     const payload = await verifyWithAny(token, await opts.keys);
+    const audiences = audiencesOf(payload.aud);
+    if (isBoundPayload(payload)) {
+      const c = readBoundClaims(payload);
+      if (payload.sub !== serviceAccountUsername(c.namespace, c.account.name)) throw new AuthnError('sub claim is invalid');
+      if (opts.boundLookup) checkBoundLive(opts.boundLookup, c);
+      return { user: boundUser(serviceAccountUsername(c.namespace, c.account.name), serviceAccountGroups(c.namespace), c), audiences, bound: true };
+    }
     const c = readClaims(payload);
     if (opts.lookup) checkLive(opts.lookup, token, c);
     const user = { name: serviceAccountUsername(c.namespace, c.name), uid: c.uid, groups: serviceAccountGroups(c.namespace) };
-    return { user, audiences: audiencesOf(payload.aud) };
+    return { user, audiences, bound: false };
   }
+  const defaultCheck: AudienceCheck | undefined = opts.boundAudiences?.length
+    ? { wanted: opts.boundAudiences, implicit: opts.boundAudiences }
+    : undefined;
   return {
     name: 'service-account',
     async authenticateToken(token: string): Promise<UserInfo | null> {
-      return (await verify(token))?.user ?? null;
+      const found = await verify(token);
+      if (!found) return null;
+      // no audiences asked about: a bound token must still be meant for this server
+      if (found.bound && defaultCheck) return requireAudiences(found.user, found.audiences, defaultCheck).user;
+      return found.user;
     },
     async authenticateTokenFor(token: string, check: AudienceCheck): Promise<AudiencedUser | null> {
       const found = await verify(token);

@@ -14,6 +14,8 @@ export interface AuthenticationOptions {
   requestheaderExtraHeadersPrefix: string[];
   serviceAccountKeyFile: string[];
   serviceAccountLookup: boolean;
+  /** Go-style duration capping the TokenRequest API's tokens (`0`: no cap; else 1h to 2^32 s). */
+  serviceAccountMaxTokenExpiration: string;
   /** The audiences requests' tokens are meant for (a token that names none is meant for these). */
   apiAudiences: string[];
   /** OpenID Connect (authn-authz §4.8): on when the issuer URL is set. */
@@ -51,8 +53,9 @@ export const authentication: Concern<AuthenticationOptions> = {
     { name: 'requestheader-group-headers', key: 'requestheaderGroupHeaders', type: 'list', value: 'HEADER', help: 'Group headers.' },
     { name: 'requestheader-extra-headers-prefix', key: 'requestheaderExtraHeadersPrefix', type: 'list', value: 'PREFIX', help: 'Extra-attribute header prefixes.' },
     { name: 'service-account-key-file', key: 'serviceAccountKeyFile', type: 'list', value: 'FILE', help: 'Key(s) that sign and verify service account tokens.' },
-    { name: 'api-audiences', key: 'apiAudiences', type: 'list', value: 'AUDIENCE', help: "This server's audiences (default none: nothing checked): a service-account JWT whose aud names none of them is refused, and a TokenReview that names no spec.audiences asks about these. See docs/authentication.md." },
+    { name: 'api-audiences', key: 'apiAudiences', type: 'list', value: 'AUDIENCE', help: "This server's audiences (default none: nothing checked, except that a TokenRequest token must be meant for the issuer): a service-account JWT whose aud names none of them is refused, and a TokenReview that names no spec.audiences asks about these. See docs/authentication.md." },
     { name: 'service-account-lookup', key: 'serviceAccountLookup', type: 'bool', help: "Check that a token's secret and account still exist." },
+    { name: 'service-account-max-token-expiration', key: 'serviceAccountMaxTokenExpiration', type: 'string', value: 'DURATION', help: 'Longest life of a token from the TokenRequest API (kubectl create token); longer requests are shortened, with a warning. 0: no cap; else 1h to 2^32 s.' },
     { name: 'oidc-issuer-url', key: 'oidcIssuerUrl', type: 'string', value: 'URL', help: 'OpenID Connect provider (https); enables OIDC id_token authentication.' },
     { name: 'oidc-client-id', key: 'oidcClientId', type: 'string', value: 'ID', help: 'Client id every OIDC token must be issued for (aud); required with --oidc-issuer-url.' },
     { name: 'oidc-ca-file', key: 'oidcCaFile', type: 'string', value: 'FILE', help: "CA that verifies the OIDC provider's certificate (default: the system roots)." },
@@ -76,6 +79,7 @@ export const authentication: Concern<AuthenticationOptions> = {
     requestheaderExtraHeadersPrefix: ['X-Remote-Extra-'],
     serviceAccountKeyFile: [],
     serviceAccountLookup: true,
+    serviceAccountMaxTokenExpiration: '0',
     apiAudiences: [],
     oidcUsernameClaim: 'sub',
     oidcRequiredClaim: [],
@@ -99,7 +103,22 @@ export function validateAuthentication(options: AuthenticationOptions): void {
     const bad = names.find((n) => !HEADER_NAME.test(n));
     if (bad !== undefined) throw new FlagError(`flag --${flag}: ${JSON.stringify(bad)} is not a header name`);
   }
+  maxTokenExpirationSeconds(options);
   validateRemote(options);
+}
+
+/** The longest token life the TokenRequest API grants, in seconds (0: no cap); the reference's bounds. */
+export function maxTokenExpirationSeconds(options: Pick<AuthenticationOptions, 'serviceAccountMaxTokenExpiration'>): number {
+  const flag = '--service-account-max-token-expiration';
+  let ms: number;
+  try {
+    ms = parseDuration(options.serviceAccountMaxTokenExpiration);
+  } catch (e) {
+    throw new FlagError(`${flag}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const seconds = Math.floor(ms / 1000);
+  if (seconds !== 0 && (seconds < 3600 || seconds > 2 ** 32)) throw new FlagError(`${flag} must be between 1 hour and 2^32 seconds`);
+  return seconds;
 }
 
 /** The asymmetric JWS algorithms OIDC may be told to accept; `none` and shared-secret HS* never. */

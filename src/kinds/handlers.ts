@@ -13,7 +13,7 @@ export function subresourceHandlers(
   registry: GenericRegistry,
   store: Store,
   catalogue: Catalogue,
-  more: Pick<HandlerDeps, 'rules'> = {},
+  more: Pick<HandlerDeps, 'rules' | 'tokens'> = {},
 ): Map<string, SpecialHandler> {
   const built = new Map<HandlerFactory, SpecialHandler>();
   const handlers = new Map<string, SpecialHandler>();

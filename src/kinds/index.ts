@@ -26,6 +26,7 @@ import { jobKind } from './batch/job.ts';
 import { daemonSetKind } from './extensions/daemon-set.ts';
 import { deploymentKind } from './extensions/deployment.ts';
 import { deploymentRollbackKind } from './extensions/deployment-rollback.ts';
+import { tokenRequestKind } from './core/token-request.ts';
 import { ingressKind } from './extensions/ingress.ts';
 import { networkPolicyKind } from './extensions/network-policy.ts';
 import { replicaSetKind } from './extensions/replica-set.ts';
@@ -74,6 +75,7 @@ export const kinds: readonly KindModule[] = [
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,
+  tokenRequestKind,
   // reviews, in the reference's discovery order (authentication.k8s.io/v1, authorization.k8s.io/v1)
   selfSubjectReviewKind,
   tokenReviewKind,

@@ -15,6 +15,7 @@ import { ensureBootstrapPolicy, readBootstrapPolicy } from '../registry/rbac/boo
 import { GenericRegistry } from '../registry/rest.ts';
 import { subjectAccessReviewHandlers, tokenReviewHandler, type ReviewDecider, type TokenReviewer } from '../registry/reviews.ts';
 import { subresourceHandlers } from '../kinds/handlers.ts';
+import type { TokenRequestDeps } from '../kinds/handler.ts';
 import { ensureSystemNamespaces } from '../kinds/core/namespace.ts';
 import { buildAdmission } from '../admission/index.ts';
 import type { Store } from '../store/store.ts';
@@ -44,6 +45,8 @@ export interface ApiBackendDeps {
   reviewToken: TokenReviewer;
   /** Signs service-account tokens (the key material the authenticator verifies with). */
   tokenIssuer: TokenIssuer;
+  /** The TokenRequest API's default audiences and cap (absent: the token subresource answers 404). */
+  tokenRequest?: Omit<TokenRequestDeps, 'issuer'>;
   /** PEM stored as `ca.crt` in token secrets. */
   caCrt?: Buffer;
   /** Filled in as listeners start (discovery's serverAddressByClientCIDRs). */
@@ -97,7 +100,10 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     const special = new Map<string, SpecialHandler>([
       ...subjectAccessReviewHandlers(d.decideReview),
       ...tokenReviewHandler(d.reviewToken),
-      ...subresourceHandlers(registry, store, catalogue, { rules: d.authorizer.rulesFor?.bind(d.authorizer) }),
+      ...subresourceHandlers(registry, store, catalogue, {
+        rules: d.authorizer.rulesFor?.bind(d.authorizer),
+        tokens: d.tokenRequest && { ...d.tokenRequest, issuer: d.tokenIssuer },
+      }),
     ]);
     // resource requests never match a non-resource route: skip the router for them (and for refused paths)
     const routes = nonResourceRoutes(catalogue, codecs, d.addresses, d.ops);

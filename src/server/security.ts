@@ -6,7 +6,8 @@ import type { AuthorizationOptions } from '../config/authorization.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import { authenticatorFromOptions } from '../authn/from-options.ts';
 import { reviewToken } from '../authn/token-review.ts';
-import { serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
+import { SERVICE_ACCOUNT_ISSUER, serviceAccountTokenAuthenticator, type ServiceAccountLookup } from '../authn/service-account.ts';
+import type { BoundObjectLookup } from '../authn/bound-token.ts';
 import type { ServiceAccountKeyMaterial } from '../authn/service-account-keys.ts';
 import { buildAuthorizer, type BuiltAuthorizer } from '../authz/build.ts';
 import type { Rbac, RbacEventSource } from '../authz/rbac/index.ts';
@@ -20,6 +21,8 @@ export interface AuthenticationDeps {
   serviceAccountKeys?: ServiceAccountKeyMaterial;
   /** --service-account-lookup: the live objects a token depends on. */
   serviceAccountLookup?: ServiceAccountLookup;
+  /** What bound tokens (TokenRequest) are checked against, whatever --service-account-lookup says. */
+  boundObjectLookup?: BoundObjectLookup;
   /** Where the remote authenticators report their provider's state (never a credential). */
   log?: (msg: string) => void;
 }
@@ -27,9 +30,23 @@ export interface AuthenticationDeps {
 /** The server's authenticator union (src/authn/from-options.ts), with its service-account token source. */
 export function buildServerAuthenticator(d: AuthenticationDeps): Promise<BuiltAuthenticator> {
   const serviceAccountTokens = d.serviceAccountKeys
-    ? serviceAccountTokenAuthenticator({ keys: d.serviceAccountKeys.verifying, lookup: d.serviceAccountLookup })
+    ? serviceAccountTokenAuthenticator({
+        keys: d.serviceAccountKeys.verifying,
+        lookup: d.serviceAccountLookup,
+        boundLookup: d.boundObjectLookup,
+        boundAudiences: serverAudiences(d.options.apiAudiences),
+      })
     : undefined;
   return authenticatorFromOptions(d.options, { serviceAccountTokens, log: d.log });
+}
+
+/**
+ * The audiences a bound token is meant for when none are asked about: --api-audiences, or the
+ * issuer when there are none (the reference defaults its API audiences to the issuer). The
+ * TokenRequest API names them in a token that asks for none.
+ */
+export function serverAudiences(apiAudiences: readonly string[]): string[] {
+  return apiAudiences.length > 0 ? [...apiAudiences] : [SERVICE_ACCOUNT_ISSUER];
 }
 
 export interface AuthorizationDeps {

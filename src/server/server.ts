@@ -7,6 +7,7 @@ import type { ServerOptions } from '../config/options.ts';
 import { libraryProfile } from '../config/profiles.ts';
 import type { BuiltAuthenticator } from '../authn/build.ts';
 import type { ServiceAccountLookup } from '../authn/service-account.ts';
+import type { BoundObjectLookup } from '../authn/bound-token.ts';
 import { serviceAccountKeyMaterial, tokenIssuer } from '../authn/service-account-keys.ts';
 import type { Authorizer } from '../authz/types.ts';
 import type { BuiltAuthorizer } from '../authz/build.ts';
@@ -31,7 +32,8 @@ import { timeoutMiddleware } from './middleware/timeout.ts';
 import { admitMiddleware, admittedEntry, resolveMiddleware } from './front-door.ts';
 import { kubeletUpgradeHandlers, upgradeListener, type UpgradeHandler, type UpgradeListener } from './upgrade.ts';
 import { startApiBackend, type ApiBackend } from './api-backend.ts';
-import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, tokenReviewer } from './security.ts';
+import { buildServerAuthenticator, buildServerAuthorizer, reviewDecider, serverAudiences, tokenReviewer } from './security.ts';
+import { maxTokenExpirationSeconds } from '../config/authentication.ts';
 import { startListeners, type Listeners } from './listeners.ts';
 import type { RequestState } from './state.ts';
 
@@ -78,10 +80,12 @@ function servedCatalogue(options: Pick<ServerOptions, 'runtimeConfig' | 'authori
 }
 
 /** --service-account-lookup reads the live secret and account from the store. */
-function storeAccountLookup(store: Store): ServiceAccountLookup {
+function storeAccountLookup(store: Store): ServiceAccountLookup & BoundObjectLookup {
   return {
     getSecret: (namespace, name) => store.get({ group: '', resource: 'secrets', namespace, name }),
     getServiceAccount: (namespace, name) => store.get({ group: '', resource: 'serviceaccounts', namespace, name }),
+    getPod: (namespace, name) => store.get({ group: '', resource: 'pods', namespace, name }),
+    getNode: (name) => store.get({ group: '', resource: 'nodes', namespace: '', name }),
   };
 }
 
@@ -159,6 +163,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       options,
       serviceAccountKeys: keys,
       serviceAccountLookup: options.serviceAccountLookup ? storeAccountLookup(store) : undefined,
+      boundObjectLookup: storeAccountLookup(store),
       log,
     });
     const { authorizer, rbac } = await buildServerAuthorizer({ options, rbacEvents: store, extra: deps.authorizers });
@@ -175,6 +180,7 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       decideReview: reviewDecider(authorizer),
       reviewToken: tokenReviewer(authenticator, options.apiAudiences),
       tokenIssuer: tokenIssuer(keys),
+      tokenRequest: { audiences: serverAudiences(options.apiAudiences), maxExpirationSeconds: maxTokenExpirationSeconds(options) },
       caCrt: options.clientCaFile ? readFileSync(options.clientCaFile) : undefined,
       addresses,
       watchObserver: metrics.watches,

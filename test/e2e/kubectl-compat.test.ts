@@ -1,6 +1,7 @@
 // The machine's kubectl (1.32) asking the server "may I?" and "who am I?" through the review groups
 // under the ecosystem's names (authorization.k8s.io/v1, authentication.k8s.io/v1), over HTTPS with
-// bearer tokens: `auth can-i` (yes and no, with --as), `auth can-i --list`, `auth whoami`.
+// bearer tokens: `auth can-i` (yes and no, with --as), `auth can-i --list`, `auth whoami`, and
+// `create token` (the TokenRequest API, which kubectl speaks in protobuf).
 import test from 'ava';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +75,45 @@ test('auth whoami: the caller, and the impersonated user', async (t) => {
   t.is(review.apiVersion, 'authentication.k8s.io/v1');
   t.is(review.kind, 'SelfSubjectReview');
   t.is(review.status.userInfo.username, 'carol');
+});
+
+test('create token: a bound token kubectl can use, refused where RBAC does not grant it, ended with its object', async (t) => {
+  await s.ensureNamespace('robots');
+  t.is((await s.req(MASTER, 'POST', '/api/v1/namespaces/robots/serviceaccounts', { metadata: { name: 'robot' } })).status, 201);
+  t.is((await s.req(MASTER, 'POST', '/api/v1/namespaces/robots/secrets', { metadata: { name: 'anchor' } })).status, 201);
+  const made = await k.run([`--token=${MASTER}`, 'create', 'token', 'robot', '-n', 'robots']);
+  t.is(made.code, 0, made.stderr);
+  const token = made.stdout.trim();
+  t.regex(token, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+  const me = await k.run([`--token=${token}`, 'auth', 'whoami']);
+  t.is(me.code, 0, me.stderr);
+  t.regex(me.stdout, /^Username\s+system:serviceaccount:robots:robot$/m);
+  t.regex(me.stdout, /^Extra: authentication\.platform\.io\/credential-id\s+\[JTI=[0-9a-f-]+\]$/m);
+
+  const json = await k.run([`--token=${MASTER}`, 'create', 'token', 'robot', '-n', 'robots', '--duration=20m', '--audience=vault', '-o', 'json']);
+  t.is(json.code, 0, json.stderr);
+  const request = JSON.parse(json.stdout);
+  t.is(request.apiVersion, 'authentication.k8s.io/v1');
+  t.is(request.kind, 'TokenRequest');
+  t.deepEqual(request.spec, { audiences: ['vault'], expirationSeconds: 1200, boundObjectRef: null });
+  const vault = await k.run([`--token=${request.status.token}`, 'auth', 'whoami']);
+  t.not(vault.code, 0, 'a token meant for vault is no credential here');
+  t.regex(vault.stderr, /Unauthorized/);
+
+  const short = await k.run([`--token=${MASTER}`, 'create', 'token', 'robot', '-n', 'robots', '--duration=5m']);
+  t.not(short.code, 0);
+  t.regex(short.stderr, /spec\.expirationSeconds: Invalid value: 300: may not specify a duration less than 600 seconds/);
+  const denied = await k.run(['--token=alice-token', 'create', 'token', 'robot', '-n', 'robots']);
+  t.not(denied.code, 0);
+  t.regex(denied.stderr, /cannot create resource "serviceaccounts\/token" in API group "" in the namespace "robots"/);
+
+  const bound = await k.run([`--token=${MASTER}`, 'create', 'token', 'robot', '-n', 'robots', '--bound-object-kind=Secret', '--bound-object-name=anchor']);
+  t.is(bound.code, 0, bound.stderr);
+  t.is((await k.run([`--token=${bound.stdout.trim()}`, 'auth', 'whoami'])).code, 0);
+  t.is((await s.req(MASTER, 'DELETE', '/api/v1/namespaces/robots/secrets/anchor')).status, 200);
+  const ended = await k.run([`--token=${bound.stdout.trim()}`, 'auth', 'whoami']);
+  t.not(ended.code, 0, 'the secret is gone: so is the token bound to it');
+  t.regex(ended.stderr, /Unauthorized/);
 });
 
 test('get --chunk-size=2 pages through the list with continue tokens', async (t) => {

@@ -252,6 +252,7 @@ const subBodies: Record<string, (def: ResourceDef, ns: string, name: string) => 
   binding: (_d, _ns, name) => ({ kind: 'Binding', metadata: { name }, target: { kind: 'Node', name: 'node-1' } }),
   rollback: (_d, _ns, name) => ({ kind: 'DeploymentRollback', name, rollbackTo: { revision: 0 } }),
   finalize: (_d, _ns, name) => ({ kind: 'Namespace', metadata: { name }, spec: { finalizers: ['platform'] } }),
+  token: (_d, ns, name) => ({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name, namespace: ns }, spec: {} }),
 };
 
 const subVerb: Record<string, string> = { GET: 'get', PUT: 'update', PATCH: 'patch', POST: 'create' };
@@ -345,12 +346,17 @@ async function casesOf(def: ResourceDef, index: number): Promise<Case[]> {
         body: method === 'GET' ? undefined : body,
         contentType: method === 'PATCH' ? MERGE : undefined,
         status: sub.verbs.includes(verb as never) ? ok : 405,
-        writes: sub.name !== 'status' && sub.name !== 'finalize' && method !== 'GET' && sub.verbs.includes(verb as never),
+        // a token is signed, not stored
+        writes: sub.name !== 'status' && sub.name !== 'finalize' && sub.name !== 'token' && method !== 'GET' && sub.verbs.includes(verb as never),
       });
     }
     if (sub.name === 'scale' || sub.name === 'binding') {
       const body = subBodies[sub.name](def, ns, 'someone-else');
       add({ form: `${sub.name}, body naming another object`, method: sub.name === 'scale' ? 'PUT' : 'POST', path: subPath, body, status: 400 });
+    }
+    if (sub.name === 'token') {
+      // the reference's answer to a TokenRequest naming another account is a 422
+      add({ form: 'token, body naming another account', method: 'POST', path: subPath, body: subBodies.token(def, ns, 'someone-else'), status: 422 });
     }
   }
   if (stored) {

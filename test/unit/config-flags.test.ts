@@ -53,6 +53,16 @@ test('profiles: the library defaults and the serve defaults; builders check each
   t.is(buildServerOptions({ watchCacheSize: 5 }).watchCacheSize, 5);
 });
 
+test('--service-account-max-token-expiration: 0 (no cap) or a duration from 1 hour to 2^32 seconds', (t) => {
+  const flag = (v: string) => buildServerOptions({ serviceAccountMaxTokenExpiration: v });
+  t.is(flag('0').serviceAccountMaxTokenExpiration, '0');
+  t.is(flag('24h').serviceAccountMaxTokenExpiration, '24h');
+  t.notThrows(() => flag('1h'));
+  t.throws(() => flag('59m'), { message: /--service-account-max-token-expiration must be between 1 hour and 2\^32 seconds/ });
+  t.throws(() => flag('1193047h'), { message: /must be between 1 hour and 2\^32 seconds/ });
+  t.throws(() => flag('soon'), { message: /--service-account-max-token-expiration: "soon" is not a duration/ });
+});
+
 test('the offline commands declare the same policy sources as authz/offline.ts, in its order', (t) => {
   t.deepEqual(policySourceFlags.map((f) => f.name), policySources().map((s) => s.flag));
 });

@@ -667,6 +667,30 @@ export const tokenReviewSchema: StructShape = struct(
   { spec: struct({ token: str, audiences: strings }, { name: 'TokenReviewSpec' }), status: struct({ authenticated: bool, user: userInfo, audiences: strings, error: str }, { name: 'TokenReviewStatus' }) },
   { description: 'TokenReview attempts to authenticate a token to a known user.', required: ['spec'] },
 );
+export const tokenRequestSchema: StructShape = struct(
+  {
+    spec: struct(
+      {
+        audiences: strings,
+        expirationSeconds: i64,
+        boundObjectRef: struct({ kind: str, apiVersion: str, name: str, uid: str }, { name: 'BoundObjectReference' }),
+      },
+      {
+        name: 'TokenRequestSpec',
+        docs: {
+          audiences: 'The audiences the token is meant for; default: the server\'s.',
+          expirationSeconds: 'The requested life of the token in seconds, at least 600 (default 3600); the server may shorten it.',
+          boundObjectRef: 'The pod, secret or node the token is bound to: deleting it ends the token.',
+        },
+      },
+    ),
+    status: struct(
+      { token: str, expirationTimestamp: time },
+      { name: 'TokenRequestStatus', docs: { token: 'The signed token.', expirationTimestamp: 'When the token expires.' } },
+    ),
+  },
+  { description: 'TokenRequest requests a token for a given service account.', required: ['spec'] },
+);
 export const selfSubjectReviewSchema: StructShape = struct(
   { status: struct({ userInfo }, { name: 'SelfSubjectReviewStatus' }) },
   { description: 'SelfSubjectReview answers with the user information the server holds of the caller.' },
