@@ -54,6 +54,11 @@ export function templatedWorkloadRules(): ListMergeRule[] {
   return [...podTemplateRules('spec.template'), conditionsRule()];
 }
 
+/** A CronJob's pod template sits in its job template. */
+export function cronJobRules(): ListMergeRule[] {
+  return podTemplateRules('spec.jobTemplate.spec.template');
+}
+
 /** Every strategic-merge list rule of a strategy: the ObjectMeta rules every kind shares, then its own. */
 export function mergeRulesOf(strategy: KindStrategy): ListMergeRule[] {
   return [...objectMetaRules(), ...(strategy.mergeRules ?? [])];

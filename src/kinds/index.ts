@@ -26,6 +26,7 @@ import { jobKind } from './batch/job.ts';
 import { daemonSetKind } from './extensions/daemon-set.ts';
 import { deploymentKind } from './extensions/deployment.ts';
 import { deploymentRollbackKind } from './extensions/deployment-rollback.ts';
+import { cronJobKind } from './batch/cron-job.ts';
 import { tokenRequestKind } from './core/token-request.ts';
 import { ingressKind } from './extensions/ingress.ts';
 import { networkPolicyKind } from './extensions/network-policy.ts';
@@ -72,6 +73,8 @@ export const kinds: readonly KindModule[] = [
   replicaSetKind,
   thirdPartyResourceKind,
   customResourceDefinitionKind,
+  // batch/v1 beyond the spec (kubectl create cronjob)
+  cronJobKind,
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,

@@ -65,6 +65,31 @@ test('create job', async (t) => {
   t.is(job.spec.template.spec.restartPolicy, 'Never');
 });
 
+test('create cronjob, then get it as a table, in YAML, and its job from it', async (t) => {
+  const r = await k.run(['-n', 'gen', 'create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/10 * * * *', '--', 'date']);
+  t.is(r.stdout, 'cronjob.batch/tick created\n', r.stderr);
+  const cj = (await srv.req('GET', '/apis/batch/v1/namespaces/gen/cronjobs/tick')).json;
+  t.is(cj.spec.schedule, '*/10 * * * *');
+  t.is(cj.spec.concurrencyPolicy, 'Allow');
+  t.deepEqual(cj.spec.jobTemplate.spec.template.spec.containers[0].command, ['date']);
+  t.is(cj.spec.jobTemplate.spec.template.spec.restartPolicy, 'OnFailure');
+  const table = await k.run(['-n', 'gen', 'get', 'cronjobs', '-o', 'wide']);
+  t.is(table.code, 0, table.stderr);
+  t.regex(table.stdout, /^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\n/);
+  t.regex(table.stdout, /^tick\s+\*\/10 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\s+tick\s+busybox\s+<none>$/m);
+  const yaml = await k.run(['-n', 'gen', 'get', 'cj', 'tick', '-o', 'jsonpath={.spec.successfulJobsHistoryLimit}/{.spec.failedJobsHistoryLimit}/{.spec.suspend}']);
+  t.is(yaml.stdout, '3/1/false', yaml.stderr);
+  const bad = await k.run(['-n', 'gen', 'create', 'cronjob', 'never', '--image=busybox', '--schedule=61 * * * *']);
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /spec\.schedule: Invalid value: "61 \* \* \* \*": end of range \(61\) above maximum \(59\): 61/);
+  // a job from the cron job's template (kubectl reads it in protobuf, sends the job in protobuf)
+  const job = await k.run(['-n', 'gen', 'create', 'job', 'tick-now', '--from=cronjob/tick']);
+  t.is(job.stdout, 'job.batch/tick-now created\n', job.stderr);
+  const made = (await srv.req('GET', '/apis/batch/v1/namespaces/gen/jobs/tick-now')).json;
+  t.deepEqual(made.spec.template.spec.containers[0].command, ['date']);
+  t.is(made.metadata.ownerReferences?.[0]?.kind, 'CronJob');
+});
+
 test('kubectl get reads protobuf lists and objects back', async (t) => {
   const r = await k.run(['-n', 'gen', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}']);
   t.is(r.stdout, 'fast', r.stderr);

@@ -90,7 +90,7 @@ async function inCategory(server: TestServer, category: string): Promise<string[
 // `kubectl get all` lists every group the category names: a kind served by two groups is in it once,
 // in the group kubectl reads, and in the next one when that group is switched off
 test('the category all names each kind once, in the first served group', async (t) => {
-  const workloads = ['daemonsets.apps', 'deployments.apps', 'horizontalpodautoscalers.autoscaling', 'jobs.batch', 'pods.', 'replicasets.apps', 'replicationcontrollers.', 'services.'];
+  const workloads = ['cronjobs.batch', 'daemonsets.apps', 'deployments.apps', 'horizontalpodautoscalers.autoscaling', 'jobs.batch', 'pods.', 'replicasets.apps', 'replicationcontrollers.', 'services.'];
   t.deepEqual(await inCategory(all, 'all'), workloads);
   const noApps = await startServer({ runtimeConfig: ['apps/v1=false'] });
   try {

@@ -217,6 +217,6 @@ test.serial('discovery puts the workload kinds in the category all, once each', 
   // a kind served by two groups is in the category in one, the group clients prefer: listed once
   t.deepEqual(cat((await s.req('GET', '/apis/apps/v1')).json), ['daemonsets', 'deployments', 'replicasets']);
   t.deepEqual(cat((await s.req('GET', '/apis/extensions/v1beta1')).json), []);
-  t.deepEqual(cat((await s.req('GET', '/apis/batch/v1')).json), ['jobs']);
+  t.deepEqual(cat((await s.req('GET', '/apis/batch/v1')).json), ['cronjobs', 'jobs']);
   t.deepEqual(cat((await s.req('GET', '/apis/autoscaling/v1')).json), ['horizontalpodautoscalers']);
 });

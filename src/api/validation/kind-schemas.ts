@@ -409,6 +409,46 @@ export const jobSchema: StructShape = struct(
   { description: 'Job represents the configuration of a single job.', docs: { spec: 'The desired behavior of the job.', status: 'The current status of the job. Read-only.' } },
 );
 
+export const cronJobSchema: StructShape = struct(
+  {
+    spec: struct(
+      {
+        schedule: str,
+        timeZone: str,
+        startingDeadlineSeconds: i64,
+        concurrencyPolicy: str,
+        suspend: bool,
+        jobTemplate: struct(
+          { metadata: objectMetaSchema, spec: jobSchema.fields.spec },
+          { name: 'JobTemplateSpec', description: 'The job created on each run.', docs: { metadata: 'Metadata of the jobs created from this template.', spec: 'The spec of the jobs created from this template.' } },
+        ),
+        successfulJobsHistoryLimit: i32,
+        failedJobsHistoryLimit: i32,
+      },
+      {
+        name: 'CronJobSpec',
+        description: 'When and how a cron job runs.',
+        required: ['schedule', 'jobTemplate'],
+        docs: {
+          schedule: 'The schedule in Cron format.',
+          timeZone: 'The time zone of the schedule (an IANA name); default: the controller\'s.',
+          startingDeadlineSeconds: 'Seconds after a missed scheduled time within which the job may still start.',
+          concurrencyPolicy: 'How concurrent runs are treated: Allow (default), Forbid or Replace.',
+          suspend: 'Whether later runs are suspended.',
+          jobTemplate: 'The job created on each run.',
+          successfulJobsHistoryLimit: 'Finished jobs to keep (default 3).',
+          failedJobsHistoryLimit: 'Failed jobs to keep (default 1).',
+        },
+      },
+    ),
+    status: struct(
+      { active: list(objectReference), lastScheduleTime: time, lastSuccessfulTime: time },
+      { name: 'CronJobStatus', description: 'The current state of a cron job.', docs: { active: 'The jobs running now.', lastScheduleTime: 'When a job was last scheduled.', lastSuccessfulTime: 'When a job last completed successfully.' } },
+    ),
+  },
+  { description: 'CronJob represents the configuration of a single cron job.', docs: { spec: 'The desired behavior of the cron job.', status: 'The current status of the cron job. Read-only.' } },
+);
+
 const crossVersionRef = struct({ kind: str, name: str, apiVersion: str }, { name: 'CrossVersionObjectReference', description: 'The object being scaled.', required: ['kind', 'name'] });
 export const horizontalPodAutoscalerSchema: StructShape = struct(
   {

@@ -2,7 +2,7 @@
 // prints (the reference's printers), priority 1 for the `-o wide` ones.
 import type { ApiObject, JsonObject } from '../../api/object.ts';
 import { asObject, asString } from '../../api/validation/json.ts';
-import { age, ageColumn, at, column, columns, hasCondition, nameOf, objs, formatLabels, formatSelector, humanDuration, nameColumn, num, workloadWideCells, workloadWideColumns } from '../columns.ts';
+import { age, ageColumn, at, column, columns, containersOf, hasCondition, nameOf, objs, formatLabels, formatSelector, humanDuration, nameColumn, num, since, workloadWideCells, workloadWideColumns } from '../columns.ts';
 
 const name = nameOf;
 
@@ -168,3 +168,27 @@ export function bindingColumns(scope: 'roleBinding' | 'clusterRoleBinding') {
     },
   );
 }
+
+/** A CronJob's row: its schedule, whether it is suspended, its running jobs, its last run. */
+export const cronJobColumns = columns(
+  [
+    nameColumn,
+    column('Schedule', 'string', 'The schedule in Cron format.'),
+    column('Timezone', 'string', 'The time zone of the schedule.'),
+    column('Suspend', 'boolean', 'Whether later runs are suspended.'),
+    column('Active', 'integer', 'The jobs running now.'),
+    column('Last Schedule', 'string', 'When a job was last scheduled.'),
+    ageColumn,
+    ...workloadWideColumns,
+  ],
+  (cj, now) => {
+    const spec = at(cj, 'spec');
+    const status = at(cj, 'status');
+    const jobSpec = at(spec, 'jobTemplate.spec');
+    const { names, images } = containersOf(at(jobSpec, 'template.spec'));
+    const suspend = typeof spec.suspend === 'boolean' ? (spec.suspend ? 'True' : 'False') : '<unset>';
+    const last = typeof status.lastScheduleTime === 'string' ? since(status.lastScheduleTime, now) : '<none>';
+    const active = Array.isArray(status.active) ? status.active.length : 0;
+    return [name(cj), asString(spec.schedule) ?? '', asString(spec.timeZone) ?? '<none>', suspend, active, last, age(cj, now), names, images, formatSelector(jobSpec.selector)];
+  },
+);
