@@ -21,20 +21,21 @@ type Status = Record<string, unknown>;
 /**
  * A status field the kind has (unknown fields are dropped on write), set to a value that tells `n`
  * apart: `observedGeneration` where the kind counts it, else a message, a load balancer, a quota or
- * a condition. Undefined for a CustomResourceDefinition, whose status the server's own controller
+ * a condition, or a CronJob's last schedule time. Undefined for a CustomResourceDefinition, whose status the server's own controller
  * computes from its spec on every write (names accepted, established).
  */
 function statusProbe(def: (typeof stored)[number]): { set(status: Status, n: number): Status; read(status: Status | undefined): unknown } | undefined {
   if (def.kind === 'CustomResourceDefinition') return undefined;
   const st = def.schema?.fields.status;
   const fields = st && typeof st === 'object' && 'fields' in st ? st.fields : {};
-  const key = ['observedGeneration', 'message', 'loadBalancer', 'hard', 'conditions'].find((f) => f in fields);
+  const key = ['observedGeneration', 'message', 'loadBalancer', 'hard', 'conditions', 'lastScheduleTime'].find((f) => f in fields);
   if (!key) throw new Error(`no status field to probe for ${def.kind}`);
   const value = (n: number): unknown =>
     key === 'observedGeneration' ? n
     : key === 'message' ? `probe ${n}`
     : key === 'loadBalancer' ? { ingress: [{ ip: `10.0.0.${n}` }] }
     : key === 'hard' ? { pods: String(n) }
+    : key === 'lastScheduleTime' ? `2026-01-0${n}T00:00:00Z`
     : [{ type: `Probe${n}`, status: 'True' }];
   return {
     set: (status, n) => ({ ...status, [key]: value(n) }),
