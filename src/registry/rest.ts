@@ -4,7 +4,7 @@ import { apiVersionOf, type ResourceDef } from '../api/catalogue.ts';
 import type { KindStrategy } from '../api/strategy.ts';
 import { mergeRulesOf } from '../api/merge-rules.ts';
 import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.ts';
-import { wireText } from '../api/safe-json.ts';
+import { cloneJson, wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
 import { isTrue, type FieldValidation } from '../request/query.ts';
 import { isLargeBody, turnFor, turnIf } from '../request/large-body.ts';
@@ -302,9 +302,12 @@ export class GenericRegistry {
       async (current) => {
         const served = forResponse(req.def, current!) as Mutable;
         delete served.metadata.selfLink;
-        const patched = applyPatch(contentType, served, raw, rules, (d) => (duplicates = d)) as Mutable;
-        // applying a patch to a large object is a step of its own (request/large-body.ts)
-        await turnIf(isLargeBody(raw) || isLargeObject(current!));
+        // a large object's copy, and applying the patch to it, are steps of their own (request/large-body.ts)
+        const large = isLargeBody(raw) || isLargeObject(current!);
+        const base = large ? cloneJson(served) : served;
+        await turnIf(large);
+        const patched = applyPatch(contentType, base, raw, rules, (d) => (duplicates = d), large) as Mutable;
+        await turnIf(large);
         if (!isPlainObject(patched.metadata)) patched.metadata = {};
         const meta = patched.metadata;
         if (meta.resourceVersion !== undefined && meta.resourceVersion !== current!.metadata.resourceVersion) {

@@ -363,3 +363,40 @@ test('long lists merge in near-linear time', (t) => {
   t.true(containers(out).every((c) => c.image === 'y'));
   t.is((meta(out).finalizers as string[]).length, n + n / 2);
 });
+
+test('ownership: the patch is only read and never shared with the result; the original is copied unless handed over', (t) => {
+  const patch: JsonObject = {
+    metadata: { labels: { tier: null, extra: 'y' } },
+    spec: {
+      containers: [{ name: 'app', image: 'nginx:2', env: [{ name: 'C', value: '3' }] }, { name: 'new', image: 'x', args: ['a'] }],
+      volumes: [{ name: 'more', emptyDir: {} }],
+    },
+  } as unknown as JsonObject;
+  const patchBefore = structuredClone(patch);
+  const original = pod();
+  const originalBefore = structuredClone(original);
+
+  const copied = smp(original, patch);
+  t.deepEqual(original, originalBefore, 'not handed over: the original is untouched');
+  t.deepEqual(patch, patchBefore, 'the patch is untouched');
+  // writing into the result reaches neither input
+  const added = containers(copied).find((c) => c.name === 'new')!;
+  (added.args as string[]).push('b');
+  ((containers(copied)[0].env as JsonObject[])[0] as JsonObject).value = 'changed';
+  t.deepEqual(patch, patchBefore, 'no part of the patch is in the result');
+  t.deepEqual(original, originalBefore);
+
+  const owned = pod();
+  const result = applyStrategicMergePatch(owned, patch, podRules, true);
+  t.is(result, owned, 'handed over: merged in place, no copy');
+  t.is(meta(owned).labels && (meta(owned).labels as JsonObject).extra, 'y');
+  t.deepEqual(result, smp(pod(), patch), 'in place or copied, the same answer');
+  t.deepEqual(patch, patchBefore);
+});
+
+test('$setElementOrder of a list the patch does not merge: named elements in its order, the others where the server had them', (t) => {
+  const original = { metadata: { finalizers: ['a', 'b', 'c', 'd'] } } as JsonObject;
+  const out = smp(original, { metadata: { '$setElementOrder/finalizers': ['d', 'a'], '$deleteFromPrimitiveList/finalizers': ['b'] } } as unknown as JsonObject);
+  t.deepEqual(meta(out).finalizers, ['c', 'd', 'a']);
+  t.deepEqual(meta(original).finalizers, ['a', 'b', 'c', 'd']);
+});

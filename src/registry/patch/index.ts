@@ -47,13 +47,22 @@ function requireObjectPatch(doc: JsonValue, type: 'merge' | 'strategic'): JsonOb
 }
 
 /**
- * Applies a PATCH body to `original` (not changed) and returns the patched object.
+ * Applies a PATCH body to `original` (not changed, unless `owned`: then the merge and strategic merge
+ * patches apply to it in place, the caller having copied it as a step of its own) and returns the
+ * patched object.
  * 415 unknown media type; 400 malformed or too deeply nested body, or a bad directive; 413 too many
  * JSON-patch operations or too much copying; 422 (Invalid) an operation that cannot apply, or a result
  * that is not an object or nests too deeply. Keys the body repeats within one object (the last stands)
  * go to `onDuplicates`.
  */
-export function applyPatch(contentType: string, original: JsonObject, body: Buffer | string, rules: readonly ListMergeRule[], onDuplicates?: (d: DuplicateFields) => void): JsonObject {
+export function applyPatch(
+  contentType: string,
+  original: JsonObject,
+  body: Buffer | string,
+  rules: readonly ListMergeRule[],
+  onDuplicates?: (d: DuplicateFields) => void,
+  owned = false,
+): JsonObject {
   const type = patchTypeOf(contentType);
   const doc = parseBody(body);
   const duplicates = duplicateFieldsOf(doc);
@@ -64,16 +73,17 @@ export function applyPatch(contentType: string, original: JsonObject, body: Buff
       result = applyJsonPatch(original, parseJsonPatch(doc));
       break;
     case 'merge':
-      result = applyMergePatch(cloneJson(original), requireObjectPatch(doc, type));
+      result = applyMergePatch(owned ? original : cloneJson(original), requireObjectPatch(doc, type));
       break;
     case 'strategic':
-      result = applyStrategicMergePatch(original, requireObjectPatch(doc, type), rules);
+      result = applyStrategicMergePatch(original, requireObjectPatch(doc, type), rules, owned);
       break;
   }
   if (!isPlainObject(result)) {
     throw errors.unprocessable(`the patched object must be a JSON object, got ${result === null ? 'null' : Array.isArray(result) ? 'a list' : typeof result}`);
   }
-  // JSON patch `move`s and `copy`s can nest values deeper than the body does
-  if (valueTooDeep(result)) throw errors.unprocessable(`the patched object is invalid: ${NESTING_TOO_DEEP}`);
+  // JSON patch `move`s and `copy`s can nest values deeper than the body does. The merges put each
+  // patch value where the patch has it and leave the rest where it was: no deeper than either.
+  if (type === 'json' && valueTooDeep(result)) throw errors.unprocessable(`the patched object is invalid: ${NESTING_TOO_DEEP}`);
   return result;
 }

@@ -70,8 +70,12 @@ class StrategicMerger {
 
     const result = original;
     if (hasOwn(body, RETAIN_KEYS)) retainKeys(result, body, path);
-    // Lists as they were before this patch: the "server order" that ordering falls back on.
-    const before = { ...result };
+    // Lists as they were before this patch: the "server order" that ordering falls back on. Only the
+    // fields the patch orders are kept (a copy of the whole map would cost its size on every patch).
+    const before = new Map<string, JsonValue | undefined>();
+    for (const key of Object.keys(body)) {
+      if (key.startsWith(SET_ELEMENT_ORDER)) before.set(key.slice(SET_ELEMENT_ORDER.length), getOwn(result, key.slice(SET_ELEMENT_ORDER.length)));
+    }
 
     const orders = new Map<string, JsonValue[]>();
     for (const [key, value] of Object.entries(body)) {
@@ -115,7 +119,7 @@ class StrategicMerger {
       const keyOf = keyFunction(strategy);
       const patchList = getOwn(body, field);
       validateOrder(Array.isArray(patchList) ? patchList : [], order, keyOf, strategy.mergeKey, here);
-      const serverOrder = getOwn(before, field);
+      const serverOrder = before.get(field);
       setOwn(result, field, normalizeOrder(list, order, Array.isArray(serverOrder) ? serverOrder : [], keyOf));
     }
     return result;
@@ -377,8 +381,9 @@ function validateOrder(elements: readonly JsonValue[], order: readonly JsonValue
 }
 
 /**
- * Applies a strategic merge patch. Pure: neither input is changed. Malformed directives → 400.
+ * Applies a strategic merge patch. The patch is only read (its values are copied into the result);
+ * the original is copied first unless the caller hands it over (`owned`). Malformed directives → 400.
  */
-export function applyStrategicMergePatch(original: JsonObject, patch: JsonObject, rules: readonly ListMergeRule[]): JsonObject {
-  return new StrategicMerger(rules).mergeMap(structuredClone(original), structuredClone(patch), '');
+export function applyStrategicMergePatch(original: JsonObject, patch: JsonObject, rules: readonly ListMergeRule[], owned = false): JsonObject {
+  return new StrategicMerger(rules).mergeMap(owned ? original : structuredClone(original), patch, '');
 }
