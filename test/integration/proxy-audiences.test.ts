@@ -9,6 +9,7 @@ import YAML from 'yaml';
 import { initDevPki, type DevPkiFiles } from '../../src/certs/pki.ts';
 import { proxyConfigFrom } from '../../src/config/proxy.ts';
 import { startProxy, type ProxyOptions, type RunningProxy } from '../../src/proxy/start.ts';
+import { signBoundServiceAccountToken } from '../../src/authn/service-account.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { abac, bearer, raw, spawnProxy, startEcho, tempDir, tokenFile, type EchoServer } from './proxy-harness.ts';
 
@@ -131,6 +132,29 @@ test('service-account JWTs: `aud` must name one of the proxy\'s audiences; a tok
   await withProxy({ authentication, policy: { 'policy-file': [policy] } }, async (url) => {
     t.is((await ask(url, await saToken())).status, 200, 'without the flag nothing is checked');
     t.is((await ask(url, await saToken('api'))).status, 200);
+  });
+});
+
+test('bound service-account tokens (TokenRequest) in the proxy: signature, expiry and audience are checked', async (t) => {
+  const authentication = { serviceAccountKeyFile: [pki.serviceAccountPub] };
+  const ask = (url: string, token: string) => raw(url, 'GET', '/app/x', { authorization: `Bearer ${token}` });
+  const now = Math.floor(Date.now() / 1000);
+  const bound = (audiences: string[], expiresAt = now + 600) =>
+    signBoundServiceAccountToken(signing, {
+      namespace: 'ns',
+      account: { name: 'robot', uid: 'uid-robot' },
+      pod: { name: 'runner', uid: 'uid-runner' },
+      audiences,
+      issuedAt: now - 60,
+      expiresAt,
+    });
+  await withProxy({ authentication, policy: { 'policy-file': [policy] }, tokenAudiences: ['metrics-proxy'] }, async (url) => {
+    const ok = await ask(url, await bound(['metrics-proxy']));
+    t.is(ok.status, 200, ok.text);
+    t.is(ok.json.headers['x-remote-user'], 'system:serviceaccount:ns:robot');
+    t.is(ok.json.headers['x-remote-extra-authentication.platform.io%2fpod-name'], 'runner', JSON.stringify(ok.json.headers));
+    t.is((await ask(url, await bound(['vault']))).status, 401, 'meant for another service');
+    t.is((await ask(url, await bound(['metrics-proxy'], now - 1))).status, 401, 'expired');
   });
 });
 
