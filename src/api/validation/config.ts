@@ -2,7 +2,7 @@
 import { field, type FieldError } from '../../request/errors.ts';
 import type { ApiObject } from '../object.ts';
 import { setOwn } from '../safe-json.ts';
-import { isConfigMapKey, isDNS1123Subdomain } from './names.ts';
+import { isConfigMapKey, isValidConfigMapKey, isDNS1123Subdomain } from './names.ts';
 import { FIELD_IMMUTABLE } from './meta.ts';
 import { asArray, asObject, asString, path, setDefault, type JsonObject } from './json.ts';
 
@@ -48,8 +48,9 @@ export function validateSecret(obj: ApiObject, old: ApiObject | undefined): Fiel
   const data = asObject(obj.data) ?? {};
   if (obj.data !== undefined && obj.data !== null && !asObject(obj.data)) errs.push(field.invalid('data', obj.data, 'must be a map of keys to base64-encoded values'));
   let total = 0;
-  for (const [key, value] of Object.entries(data)) {
-    for (const msg of isConfigMapKey(key)) errs.push(field.invalid(path.key('data', key), key, msg));
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (!isValidConfigMapKey(key)) for (const msg of isConfigMapKey(key)) errs.push(field.invalid(path.key('data', key), key, msg));
     if (typeof value !== 'string' || !isBase64(value)) {
       errs.push(field.invalid(path.key('data', key), '<secret contents redacted>', 'must be a base64-encoded string'));
       continue;
@@ -83,8 +84,10 @@ export function validateConfigMap(obj: ApiObject): FieldError[] {
   const errs: FieldError[] = [];
   if (obj.data !== undefined && obj.data !== null && !asObject(obj.data)) return [field.invalid('data', obj.data, 'must be a map of string keys to string values')];
   let total = 0;
-  for (const [key, value] of Object.entries(asObject(obj.data) ?? {})) {
-    for (const msg of isConfigMapKey(key)) errs.push(field.invalid(path.key('data', key), key, msg));
+  const data = asObject(obj.data) ?? {};
+  for (const key of Object.keys(data)) {
+    const value = data[key];
+    if (!isValidConfigMapKey(key)) for (const msg of isConfigMapKey(key)) errs.push(field.invalid(path.key('data', key), key, msg));
     if (typeof value !== 'string') {
       errs.push(field.invalid(path.key('data', key), value, 'must be a string'));
       continue;

@@ -108,13 +108,26 @@ export function checkShape(value: unknown, shape: Shape, fldPath: string, errs: 
     }
   } else if ('list' in shape) {
     if (!Array.isArray(value)) errs.push(field.invalid(fldPath, value, 'must be a list'));
-    else value.forEach((item, i) => checkMember(item, shape.list, path.index(fldPath, i), errs));
+    else {
+      for (let i = 0; i < value.length; i++) {
+        // a member of the right scalar type is the common case: its path is built only for an error
+        if (!isScalarOf(value[i], shape.list)) checkMember(value[i], shape.list, path.index(fldPath, i), errs);
+      }
+    }
   } else if (!isPlainObject(value)) {
     errs.push(field.invalid(fldPath, value, 'must be a map'));
   } else {
-    for (const [k, item] of Object.entries(value)) checkMember(item, shape.map, path.key(fldPath, k), errs);
+    for (const k of Object.keys(value)) {
+      const item = value[k];
+      if (!isScalarOf(item, shape.map)) checkMember(item, shape.map, path.key(fldPath, k), errs);
+    }
   }
   return errs;
+}
+
+/** A present value of the scalar type `shape` (false for any other shape: those are walked). */
+function isScalarOf(v: unknown, shape: Shape): boolean {
+  return typeof shape === 'string' && v !== null && v !== undefined && scalarError(v, shape, '') === undefined;
 }
 
 /** What a member of `shape` must be, for a null one. */
