@@ -5,7 +5,7 @@
 import protobuf from 'protobufjs';
 import { isLongList, listHeadOf, LIST_SLICE_ITEMS, type Codec, type SlicedBody, type SliceableList, type WatchFraming } from './codec.ts';
 import { planFor, schemaRoot, toJson, toMessage, type MessagePlan } from './protobuf-mapping.ts';
-import { wireText } from '../api/safe-json.ts';
+import { setOwn, wireText } from '../api/safe-json.ts';
 import { isImmutableBody } from './json.ts';
 import { TextCache } from './text-cache.ts';
 
@@ -217,11 +217,83 @@ export function decodeObject(body: Buffer): Record<string, unknown> {
  */
 const largeEncodings = new TextCache<Buffer>(64 * 1024 * 1024, 64 * 1024);
 
-function encodeServed(value: unknown): Buffer {
-  if (!isImmutableBody(value)) return encodeObject(value);
-  let bytes = largeEncodings.get(value);
-  if (bytes === undefined) largeEncodings.set(value, (bytes = encodeObject(value)));
+function encodeServed(value: unknown): Buffer | SlicedBody {
+  const immutable = isImmutableBody(value);
+  const kept = immutable ? largeEncodings.get(value) : undefined;
+  if (kept !== undefined) return kept;
+  const sliced = wideObjectSlices(value, immutable ? (bytes) => largeEncodings.set(value, bytes) : undefined);
+  if (sliced) return sliced;
+  const bytes = encodeObject(value);
+  if (immutable) largeEncodings.set(value, bytes);
   return bytes;
+}
+
+/** Members of a map or list field encoded per slice of a wide object. */
+const OBJECT_SLICE_MEMBERS = 500;
+
+/** The object's top-level map or list field with more than OBJECT_SLICE_MEMBERS members, if one. */
+function wideField(plan: MessagePlan, obj: Record<string, unknown>): { key: string; id: number; members: number } | undefined {
+  for (const key of Object.keys(obj)) {
+    const f = plan.byKey.get(key);
+    if (!f || f.inline || f.special || !(f.map || f.repeated)) continue;
+    const v = obj[key];
+    const members = f.map ? (typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v).length : 0) : Array.isArray(v) ? v.length : 0;
+    if (members > OBJECT_SLICE_MEMBERS) return { key, id: plan.type.fields[f.name]!.id, members };
+  }
+  return undefined;
+}
+
+/**
+ * A wide object (a ConfigMap of 60,000 keys) encoded a slice of its widest field's members at a
+ * time, as its YAML is (yaml-object-slices.ts): in one piece protobufjs held the loop about 100 ms.
+ * Protobuf writes a map's entries and a list's items as repeated fields, one after another, so the
+ * fields before the wide one, then its members a slice at a time, then the fields after it are the
+ * same bytes as encodeObject (protobufjs writes fields in number order). The envelope's `raw` length
+ * comes first, so the slices are held until the last is encoded. Undefined for other objects.
+ */
+function wideObjectSlices(value: unknown, onDone?: (bytes: Buffer) => void): SlicedBody | undefined {
+  const obj = jsonOf(value);
+  const plan = planOf(obj);
+  if (!obj || !plan) return undefined;
+  const wide = wideField(plan, obj);
+  if (!wide) return undefined;
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    if (key === wide.key) continue;
+    const f = plan.byKey.get(key);
+    const id = f ? plan.type.fields[f.name]?.id : undefined;
+    setOwn(id !== undefined && id > wide.id ? after : before, key, obj[key]);
+  }
+  const encodePart = (part: Record<string, unknown>): Uint8Array => plan.type.encode(toMessage(plan, part)).finish();
+  const { key: wideKey, members: count } = wide;
+  const members = obj[wideKey];
+  function* slices(): Generator<Buffer | undefined> {
+    const parts: Uint8Array[] = [encodePart(before)];
+    const keys = Array.isArray(members) ? undefined : Object.keys(members as Record<string, unknown>);
+    for (let start = 0; start < count; start += OBJECT_SLICE_MEMBERS) {
+      const end = Math.min(start + OBJECT_SLICE_MEMBERS, count);
+      let slice: unknown;
+      if (keys) {
+        const map: Record<string, unknown> = {};
+        for (let i = start; i < end; i++) setOwn(map, keys[i], (members as Record<string, unknown>)[keys[i]]);
+        slice = map;
+      } else {
+        slice = (members as unknown[]).slice(start, end);
+      }
+      parts.push(encodePart({ [wideKey]: slice }));
+      yield undefined;
+    }
+    parts.push(encodePart(after));
+    const rawLength = parts.reduce((n, p) => n + p.length, 0);
+    // Unknown's fields in order: typeMeta (1), raw (2), contentEncoding (3), contentType (4)
+    const typeMeta = Unknown.encode({ typeMeta: { apiVersion: obj!.apiVersion ?? '', kind: obj!.kind } }).finish();
+    const trailer = Unknown.encode({ contentEncoding: '', contentType: '' }).finish();
+    const whole = Buffer.concat([MAGIC, typeMeta, delimited(2, rawLength), ...parts, trailer]);
+    onDone?.(whole);
+    yield whole;
+  }
+  return { slices: slices() };
 }
 
 export const protobufCodec: Codec = {

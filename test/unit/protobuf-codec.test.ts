@@ -6,6 +6,7 @@ import vm from 'node:vm';
 import protobuf from 'protobufjs';
 import { decodeObject, encodeObject } from '../../src/codec/protobuf.ts';
 import { immutableBody } from '../../src/codec/json.ts';
+import { isSlicedBody, wholeBody } from '../../src/codec/codec.ts';
 import { mediaTypes } from '../../src/codec/media-types.ts';
 import { protobufPlan } from '../../src/codec/protobuf.ts';
 import type { MessagePlan } from '../../src/codec/protobuf-mapping.ts';
@@ -279,13 +280,50 @@ test('a large served object is encoded once: later answers reuse its bytes; smal
   const codec = mediaTypes.role('response').lookup('application/vnd.kubernetes.protobuf')!.codec;
   const data = Object.freeze(Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, `v${i}`])));
   const served = immutableBody(Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: Object.freeze({ name: 'wide', namespace: 'default' }), data }));
-  const first = codec.encode(served, false) as Buffer;
-  t.true(Buffer.isBuffer(first) && first.length > 64 * 1024);
+  // a wide object is encoded in slices the first time (see the next test), and kept whole
+  const first = wholeBody(codec.encode(served, false))!;
+  t.true(first.length > 64 * 1024);
   t.deepEqual(decodeObject(first).data, data);
-  t.is(codec.encode(served, false), first, 'the same bytes, not encoded again');
-  const copy = codec.encode({ ...served }, false) as Buffer;
-  t.not(copy, first, 'a value not declared immutable is encoded each time');
-  t.true(copy.equals(first));
+  const again = codec.encode(served, false);
+  t.true(Buffer.isBuffer(again), 'kept: one buffer');
+  t.true((again as Buffer).equals(first));
+  t.is(codec.encode(served, false), again, 'the same bytes, not encoded again');
+  const copy = codec.encode({ ...served }, false);
+  t.true(isSlicedBody(copy), 'a value not declared immutable is encoded each time');
+  t.true(wholeBody(copy)!.equals(first));
   const small = immutableBody(Object.freeze({ apiVersion: 'v1', kind: 'ConfigMap', metadata: Object.freeze({ name: 's' }) }));
   t.not(codec.encode(small, false), codec.encode(small, false), 'a small object is not kept');
+});
+
+test('a wide object in protobuf: its widest map or list a slice at a time, the same bytes as in one piece', (t) => {
+  const codec = mediaTypes.role('response').lookup('application/vnd.kubernetes.protobuf')!.codec;
+  const slicedSteps = (value: unknown): Array<Buffer | undefined> => {
+    const encoded = codec.encode(value, false);
+    t.true(isSlicedBody(encoded), 'sliced');
+    return isSlicedBody(encoded) ? [...encoded.slices] : [];
+  };
+  const wideMap = Object.fromEntries(Array.from({ length: 1_234 }, (_, i) => [i === 7 ? '__proto__' : `key-${i}`, `value-${i}`]));
+  const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'wide', namespace: 'default', labels: { a: 'b' } }, data: wideMap, binaryData: { bin: 'AAEC' }, immutable: true };
+  const steps = slicedSteps(configMap);
+  // one step of work per 500 members before the bytes (the envelope needs the length first)
+  t.deepEqual(steps.slice(0, 3), [undefined, undefined, undefined]);
+  const whole = Buffer.concat(steps.filter((x): x is Buffer => x !== undefined));
+  t.true(whole.equals(encodeObject(configMap)), 'byte for byte the encoding in one piece');
+  const back = decodeObject(whole);
+  t.deepEqual(back.data, wideMap);
+  t.true(Object.hasOwn(back.data as object, '__proto__'));
+  t.deepEqual(back.binaryData, { bin: 'AAEC' });
+  t.is(back.immutable, true);
+
+  // a Secret's values are bytes; a list field (a role's rules) is sliced by items
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, type: 'Opaque', data: Object.fromEntries(Array.from({ length: 600 }, (_, i) => [`k${i}`, Buffer.from(`v${i}`).toString('base64')])) };
+  const secretBytes = Buffer.concat(slicedSteps(secret).filter((x): x is Buffer => x !== undefined));
+  t.true(secretBytes.equals(encodeObject(secret)));
+  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'r', namespace: 'n' }, rules: Array.from({ length: 700 }, (_, i) => ({ apiGroups: [''], resources: [`r${i}`], verbs: ['get'] })) };
+  const roleBytes = Buffer.concat(slicedSteps(role).filter((x): x is Buffer => x !== undefined));
+  t.true(roleBytes.equals(encodeObject(role)));
+  t.is((decodeObject(roleBytes).rules as unknown[]).length, 700);
+
+  // narrow objects stay one buffer
+  t.true(Buffer.isBuffer(codec.encode({ ...configMap, data: { a: 'b' } }, false)));
 });
