@@ -7,7 +7,7 @@ import { validateObjectMeta, validateMetaUpdate } from '../api/validation/meta.t
 import { cloneJson, wireText } from '../api/safe-json.ts';
 import { errors, StatusError, type FieldError, type Status } from '../request/errors.ts';
 import { isTrue, type FieldValidation } from '../request/query.ts';
-import { isLargeBody, turnFor, turnIf } from '../request/large-body.ts';
+import { isLargeBody, noteLargeAnswer, turnFor, turnIf } from '../request/large-body.ts';
 import { isLargeObject } from '../store/event-log.ts';
 import type { UserInfo } from '../authn/types.ts';
 import type { ObjectKey } from '../store/backend.ts';
@@ -269,9 +269,13 @@ export class GenericRegistry {
       await runAdmission(this.admission, { operation: 'update', def, subresource: req.subresource, namespace: key.namespace, name: req.name, object: next, old: current, user: req.user, dryRun: !!req.dryRun });
       await turnIf(large);
       if (jsonEqual(next, current)) return { status: 200, body: forResponse(def, current, req.subresource) };
+      // the equality walk and the commit are steps of their own, and so is the answer (resources.ts)
+      await turnIf(large);
       try {
         const stored = await this.storeUpdate(req, key, next, current);
-        return { status: 200, body: forResponse(def, stored, req.subresource) };
+        const answer = forResponse(def, stored, req.subresource);
+        if (large) noteLargeAnswer(answer);
+        return { status: 200, body: answer };
       } catch (e) {
         if (!(e instanceof BackendConflict)) throw e;
         // a write without a precondition is computed again from the new state
@@ -325,8 +329,10 @@ export class GenericRegistry {
         const dropped = droppedFields();
         const known = dropUnknownFields(req.def, patched, dropped);
         warnings = fieldWarnings(req, dropped, duplicates);
-        // served form → storage form (the row's converter; identity keeps the stored apiVersion)
-        return this.mergeForUpdate(req, toStorage(req.def, known), current);
+        // served form → storage form (the row's converter; identity keeps the stored apiVersion). The
+        // merges' result is a copy of its own (a JSON patch's may share what it left alone with the
+        // stored object), made afresh on every attempt: it need not be copied again.
+        return this.mergeForUpdate(req, toStorage(req.def, known), current, large || patchTypeOf(contentType) !== 'json');
       },
       { noCreate: true },
     );
@@ -334,8 +340,9 @@ export class GenericRegistry {
   }
 
   /** Main PUT keeps the old status; status PUT keeps everything but the status fields. */
-  private mergeForUpdate(req: RestRequest, body: Mutable, current: ApiObject | undefined): Mutable {
-    if (!current) return mutableCopy(body);
+  /** `owned`: the body is the caller's own fresh object, changed here rather than copied. */
+  private mergeForUpdate(req: RestRequest, body: Mutable, current: ApiObject | undefined, owned = false): Mutable {
+    if (!current) return owned ? body : mutableCopy(body);
     const statusFields = this.statusFields(req.def);
     if (req.subresource === 'status') {
       const next = mutableCopy(current) as Mutable;
@@ -347,7 +354,7 @@ export class GenericRegistry {
       next.metadata = mutableCopy(body.metadata);
       return next;
     }
-    const next = mutableCopy(body);
+    const next = owned ? body : mutableCopy(body);
     for (const f of statusFields) {
       if (current[f] === undefined) delete next[f];
       else next[f] = mutableCopy(current[f]) as JsonObject;

@@ -16,7 +16,12 @@ export function noteBodySize(body: unknown, bytes: number): void {
   if (bytes >= LARGE_BODY_BYTES && typeof body === 'object' && body !== null) large.add(body);
 }
 
-/** Whether `body` (a decoded body, or a patch's raw bytes or text) is a large one. */
+/** Records that `answer` is the served form of a large object (a small patch's answer can be one). */
+export function noteLargeAnswer(answer: unknown): void {
+  if (typeof answer === 'object' && answer !== null) large.add(answer);
+}
+
+/** Whether `body` (a decoded body, a patch's raw bytes or text, or an answer) is a large one. */
 export function isLargeBody(body: unknown): boolean {
   if (Buffer.isBuffer(body) || typeof body === 'string') return body.length >= LARGE_BODY_BYTES;
   return typeof body === 'object' && body !== null && large.has(body);

@@ -52,7 +52,7 @@ test.serial('a 1.5 MB create, update and patch of a 60,000-key ConfigMap: each s
   // in one piece a write holds the loop for nearly all of its time (0.8–0.9 of it here before)
   t.true(Math.min(...creates) < 0.6, `create ${fmt(creates)}`);
   t.true(Math.min(...updates) < 0.6, `update ${fmt(updates)}`);
-  t.true(Math.min(...patches) < 0.75, `patch ${fmt(patches)}`);
+  t.true(Math.min(...patches) < 0.45, `patch ${fmt(patches)}`);
   const got = await srv.req('GET', `${CMS}/wide-2`);
   t.is(got.json.data['key-59999'], 'b-59999');
   t.is(got.json.data.extra, 'x');
@@ -74,9 +74,10 @@ test.serial('small patches of a large object: the copy, the patch and each later
   }
   const fmt = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
   t.log(`longest hold as a share of the patch: strategic ${fmt(strategic)}, merge ${fmt(merge)}`);
-  // in one piece a patch holds the loop for 0.8–0.9 of its time
-  t.true(Math.min(...strategic) < 0.5, `strategic ${fmt(strategic)}`);
-  t.true(Math.min(...merge) < 0.5, `merge ${fmt(merge)}`);
+  // in one piece a patch holds the loop for 0.8–0.9 of its time; with the equality check, the commit
+  // and the answer in one step, 0.5–0.6; with each in its own, 0.2–0.3
+  t.true(Math.min(...strategic) < 0.45, `strategic ${fmt(strategic)}`);
+  t.true(Math.min(...merge) < 0.45, `merge ${fmt(merge)}`);
   // a patch refused after it applied (an invalid key) leaves the stored object as it was
   const bad = await srv.req('PATCH', `${CMS}/${name}`, JSON.stringify({ data: { 'not a key!': 'x', s9: 'y' } }), { 'content-type': 'application/strategic-merge-patch+json' });
   t.is(bad.status, 422, bad.text);
