@@ -101,6 +101,8 @@ export const groupVersions: GroupVersion[] = [
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },
   // Ingress and NetworkPolicy, and the RBAC kinds, under today's names (preferred version first)
   { group: 'networking.k8s.io', version: 'v1', enabledByDefault: true },
+  // beyond the spec: what today's charts and `kubectl create pdb` send
+  { group: 'policy', version: 'v1', enabledByDefault: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1beta1', enabledByDefault: true },
   { group: 'authentication.platform.io', version: 'v1beta1', enabledByDefault: false },

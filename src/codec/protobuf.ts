@@ -33,6 +33,7 @@ function messageName(group: string, version: string, kind: string): string | und
       return `workloads.${kind}`;
     case 'batch':
     case 'autoscaling':
+    case 'policy':
       return `workloads.${kind}`;
     case 'extensions':
       // extensions/v1beta1 has its own Job and HorizontalPodAutoscaler shapes

@@ -27,6 +27,7 @@ import { daemonSetKind } from './extensions/daemon-set.ts';
 import { deploymentKind } from './extensions/deployment.ts';
 import { deploymentRollbackKind } from './extensions/deployment-rollback.ts';
 import { cronJobKind } from './batch/cron-job.ts';
+import { podDisruptionBudgetKind } from './policy/pod-disruption-budget.ts';
 import { tokenRequestKind } from './core/token-request.ts';
 import { ingressKind } from './extensions/ingress.ts';
 import { networkPolicyKind } from './extensions/network-policy.ts';
@@ -73,8 +74,9 @@ export const kinds: readonly KindModule[] = [
   replicaSetKind,
   thirdPartyResourceKind,
   customResourceDefinitionKind,
-  // batch/v1 beyond the spec (kubectl create cronjob)
+  // batch/v1 and policy/v1 beyond the spec (kubectl create cronjob, kubectl create pdb)
   cronJobKind,
+  podDisruptionBudgetKind,
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,

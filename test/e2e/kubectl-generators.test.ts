@@ -90,6 +90,24 @@ test('create cronjob, then get it as a table, in YAML, and its job from it', asy
   t.is(made.metadata.ownerReferences?.[0]?.kind, 'CronJob');
 });
 
+test('create pdb, then get it as a table', async (t) => {
+  const r = await k.run(['-n', 'gen', 'create', 'pdb', 'web-budget', '--selector=app=web', '--min-available=2']);
+  t.is(r.stdout, 'poddisruptionbudget.policy/web-budget created\n', r.stderr);
+  const pdb = (await srv.req('GET', '/apis/policy/v1/namespaces/gen/poddisruptionbudgets/web-budget')).json;
+  t.is(pdb.spec.minAvailable, 2);
+  t.deepEqual(pdb.spec.selector, { matchLabels: { app: 'web' } });
+  const pct = await k.run(['-n', 'gen', 'create', 'pdb', 'pct', '--selector=app=web', '--max-unavailable=50%']);
+  t.is(pct.code, 0, pct.stderr);
+  const table = await k.run(['-n', 'gen', 'get', 'pdb']);
+  t.is(table.code, 0, table.stderr);
+  t.regex(table.stdout, /^NAME\s+MIN AVAILABLE\s+MAX UNAVAILABLE\s+ALLOWED DISRUPTIONS\s+AGE\n/);
+  t.regex(table.stdout, /^pct\s+N\/A\s+50%\s+0\s+\S+$/m);
+  t.regex(table.stdout, /^web-budget\s+2\s+N\/A\s+0\s+\S+$/m);
+  const bad = await k.run(['-n', 'gen', 'create', 'pdb', 'bad', '--selector=app=web', '--max-unavailable=150%']);
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /spec\.maxUnavailable: Invalid value: "150%": must not be greater than 100%/);
+});
+
 test('kubectl get reads protobuf lists and objects back', async (t) => {
   const r = await k.run(['-n', 'gen', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}']);
   t.is(r.stdout, 'fast', r.stderr);

@@ -40,7 +40,7 @@ test('default strategy for unknown kinds; name rules per kind', (t) => {
 
 test('generation tracking and create-on-update flags', (t) => {
   const tracked = Object.entries(strategies).filter(([, s]) => s.tracksGeneration).map(([k]) => k).sort();
-  t.deepEqual(tracked, ['DaemonSet', 'Deployment', 'ReplicaSet', 'ReplicationController']);
+  t.deepEqual(tracked, ['DaemonSet', 'Deployment', 'PodDisruptionBudget', 'ReplicaSet', 'ReplicationController']);
   const createOnUpdate = Object.entries(strategies).filter(([, s]) => s.allowCreateOnUpdate).map(([k]) => k).sort();
   t.deepEqual(createOnUpdate, ['Endpoints', 'Event', 'LimitRange']);
 });

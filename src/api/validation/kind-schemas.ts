@@ -449,6 +449,49 @@ export const cronJobSchema: StructShape = struct(
   { description: 'CronJob represents the configuration of a single cron job.', docs: { spec: 'The desired behavior of the cron job.', status: 'The current status of the cron job. Read-only.' } },
 );
 
+export const podDisruptionBudgetSchema: StructShape = struct(
+  {
+    spec: struct(
+      { minAvailable: intOrString, selector: labelSelector, maxUnavailable: intOrString, unhealthyPodEvictionPolicy: str },
+      {
+        name: 'PodDisruptionBudgetSpec',
+        description: 'How many of the selected pods may be disrupted at once.',
+        docs: {
+          minAvailable: 'Pods (a number or a percentage) that must remain available after an eviction.',
+          selector: 'The pods the budget is for; an empty selector selects every pod of the namespace.',
+          maxUnavailable: 'Pods (a number or a percentage) that may be unavailable after an eviction.',
+          unhealthyPodEvictionPolicy: 'When unhealthy pods may be evicted: IfHealthyBudget or AlwaysAllow.',
+        },
+      },
+    ),
+    status: struct(
+      {
+        observedGeneration: i64,
+        disruptedPods: map(time),
+        disruptionsAllowed: i32,
+        currentHealthy: i32,
+        desiredHealthy: i32,
+        expectedPods: i32,
+        conditions: list(condition('io.k8s.apimachinery.pkg.apis.meta.v1.Condition', { observedGeneration: i64 })),
+      },
+      {
+        name: 'PodDisruptionBudgetStatus',
+        description: 'The budget as the disruption controller last computed it.',
+        docs: {
+          observedGeneration: 'The generation the status was computed for.',
+          disruptedPods: 'Pods evicted but not yet gone, with the time of their eviction.',
+          disruptionsAllowed: 'Pod disruptions allowed now.',
+          currentHealthy: 'Healthy pods now.',
+          desiredHealthy: 'Healthy pods the budget asks for.',
+          expectedPods: 'Pods the budget counts.',
+          conditions: 'The latest observations of the budget.',
+        },
+      },
+    ),
+  },
+  { description: 'PodDisruptionBudget limits how many pods of a collection may be disrupted at once.', docs: { spec: 'The desired bounds.', status: 'The most recently observed status. Read-only.' } },
+);
+
 const crossVersionRef = struct({ kind: str, name: str, apiVersion: str }, { name: 'CrossVersionObjectReference', description: 'The object being scaled.', required: ['kind', 'name'] });
 export const horizontalPodAutoscalerSchema: StructShape = struct(
   {

@@ -192,3 +192,19 @@ export const cronJobColumns = columns(
     return [name(cj), asString(spec.schedule) ?? '', asString(spec.timeZone) ?? '<none>', suspend, active, last, age(cj, now), names, images, formatSelector(jobSpec.selector)];
   },
 );
+
+/** A budget's row: its bounds (N/A where unset) and the disruptions allowed now. */
+export const podDisruptionBudgetColumns = columns(
+  [
+    nameColumn,
+    column('Min Available', 'string', 'The minimum number of pods that must be available.'),
+    column('Max Unavailable', 'string', 'The maximum number of pods that may be unavailable.'),
+    column('Allowed Disruptions', 'integer', 'Calculated number of pods that may be disrupted at this time.'),
+    ageColumn,
+  ],
+  (pdb, now) => {
+    const spec = at(pdb, 'spec');
+    const bound = (v: unknown): string => (typeof v === 'number' || typeof v === 'string' ? String(v) : 'N/A');
+    return [name(pdb), bound(spec.minAvailable), bound(spec.maxUnavailable), num(at(pdb, 'status').disruptionsAllowed), age(pdb, now)];
+  },
+);
