@@ -9,6 +9,7 @@ import { serviceAllocationAdmission, type ServiceAllocations } from '../registry
 import type { Store } from '../store/store.ts';
 import { namespaceLifecycle } from './namespace-lifecycle.ts';
 import { serviceAccountAdmission } from './service-account.ts';
+import { priorityAdmission } from './priority.ts';
 
 export interface AdmissionDeps {
   store: Store;
@@ -29,6 +30,8 @@ export interface AdmissionDeclaration {
 export const admissionPlugins: readonly AdmissionDeclaration[] = [
   { name: 'NamespaceLifecycle', build: ({ store }) => namespaceLifecycle(store) },
   { name: 'ServiceAccount', build: ({ store, settleServiceAccount }) => serviceAccountAdmission({ store, settle: settleServiceAccount }) },
+  // at most one PriorityClass is the global default
+  { name: 'Priority', build: ({ store }) => priorityAdmission(store) },
   // RBAC mode only: writes of the four RBAC kinds may not grant more than the writer holds
   { name: 'RBACEscalation', build: ({ rbac }) => (rbac ? escalationAdmission(rbac) : undefined) },
   // last: what it allocates is given back by the store's events, so nothing after it may refuse the write

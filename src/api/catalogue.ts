@@ -99,12 +99,14 @@ export const groupVersions: GroupVersion[] = [
   { group: 'autoscaling', version: 'v1', enabledByDefault: true },
   { group: 'batch', version: 'v1', enabledByDefault: true },
   { group: 'extensions', version: 'v1beta1', enabledByDefault: true },
-  // Ingress and NetworkPolicy, and the RBAC kinds, under today's names (preferred version first)
+  // Ingress and NetworkPolicy, and the RBAC kinds, under today's names (preferred version first);
+  // policy and scheduling.k8s.io are beyond the spec: the PodDisruptionBudgets and PriorityClasses
+  // today's charts and `kubectl create pdb|priorityclass` send
   { group: 'networking.k8s.io', version: 'v1', enabledByDefault: true },
-  // beyond the spec: what today's charts and `kubectl create pdb` send
   { group: 'policy', version: 'v1', enabledByDefault: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'rbac.authorization.k8s.io', version: 'v1beta1', enabledByDefault: true },
+  { group: 'scheduling.k8s.io', version: 'v1', enabledByDefault: true },
   { group: 'authentication.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'authorization.platform.io', version: 'v1beta1', enabledByDefault: false },
   { group: 'rbac.authorization.platform.io', version: 'v1alpha1', enabledByDefault: false },

@@ -34,6 +34,7 @@ function messageName(group: string, version: string, kind: string): string | und
     case 'batch':
     case 'autoscaling':
     case 'policy':
+    case 'scheduling':
       return `workloads.${kind}`;
     case 'extensions':
       // extensions/v1beta1 has its own Job and HorizontalPodAutoscaler shapes

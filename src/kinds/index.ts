@@ -28,6 +28,7 @@ import { deploymentKind } from './extensions/deployment.ts';
 import { deploymentRollbackKind } from './extensions/deployment-rollback.ts';
 import { cronJobKind } from './batch/cron-job.ts';
 import { podDisruptionBudgetKind } from './policy/pod-disruption-budget.ts';
+import { priorityClassKind } from './scheduling/priority-class.ts';
 import { tokenRequestKind } from './core/token-request.ts';
 import { ingressKind } from './extensions/ingress.ts';
 import { networkPolicyKind } from './extensions/network-policy.ts';
@@ -74,9 +75,10 @@ export const kinds: readonly KindModule[] = [
   replicaSetKind,
   thirdPartyResourceKind,
   customResourceDefinitionKind,
-  // batch/v1 and policy/v1 beyond the spec (kubectl create cronjob, kubectl create pdb)
+  // batch/v1, policy/v1 and scheduling.k8s.io/v1 beyond the spec (kubectl create cronjob|pdb|priorityclass)
   cronJobKind,
   podDisruptionBudgetKind,
+  priorityClassKind,
   // subresource bodies, never served on their own
   scaleKind,
   deploymentRollbackKind,

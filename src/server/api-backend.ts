@@ -17,6 +17,7 @@ import { subjectAccessReviewHandlers, tokenReviewHandler, type ReviewDecider, ty
 import { subresourceHandlers } from '../kinds/handlers.ts';
 import type { TokenRequestDeps } from '../kinds/handler.ts';
 import { ensureSystemNamespaces } from '../kinds/core/namespace.ts';
+import { ensureSystemPriorityClasses } from '../kinds/scheduling/priority-class.ts';
 import { buildAdmission } from '../admission/index.ts';
 import type { Store } from '../store/store.ts';
 import type { KubeletOptions } from '../config/kubelet.ts';
@@ -94,6 +95,7 @@ export async function startApiBackend(d: ApiBackendDeps): Promise<ApiBackend> {
     });
     const registry = new GenericRegistry(store, admission);
     await ensureSystemNamespaces(store, registry, catalogue);
+    await ensureSystemPriorityClasses(store, registry, catalogue);
     controllers = startControllers({ store, registry, log, issuer: d.tokenIssuer, caCrt: d.caCrt, catalogue });
     if (d.rbac) await ensureBootstrapPolicy(registry, catalogue, await readBootstrapPolicy());
 

@@ -108,6 +108,21 @@ test('create pdb, then get it as a table', async (t) => {
   t.regex(bad.stderr, /spec\.maxUnavailable: Invalid value: "150%": must not be greater than 100%/);
 });
 
+test('create priorityclass, then get it as a table', async (t) => {
+  const r = await k.run(['create', 'priorityclass', 'batch-low', '--value=100', '--description=batch work', '--preemption-policy=Never']);
+  t.is(r.stdout, 'priorityclass.scheduling.k8s.io/batch-low created\n', r.stderr);
+  const pc = (await srv.req('GET', '/apis/scheduling.k8s.io/v1/priorityclasses/batch-low')).json;
+  t.like(pc, { value: 100, description: 'batch work', preemptionPolicy: 'Never', globalDefault: false });
+  const table = await k.run(['get', 'priorityclasses']);
+  t.is(table.code, 0, table.stderr);
+  t.regex(table.stdout, /^NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\n/);
+  t.regex(table.stdout, /^batch-low\s+100\s+false\s+\S+\s+Never$/m);
+  t.regex(table.stdout, /^system-node-critical\s+2000001000\s+false\s+/m);
+  const high = await k.run(['create', 'priorityclass', 'too-high', '--value=2000000000']);
+  t.not(high.code, 0);
+  t.regex(high.stderr, /value: Forbidden: maximum allowed value of a user defined priority is 1000000000/);
+});
+
 test('kubectl get reads protobuf lists and objects back', async (t) => {
   const r = await k.run(['-n', 'gen', 'get', 'configmap', 'settings', '-o', 'jsonpath={.data.mode}']);
   t.is(r.stdout, 'fast', r.stderr);

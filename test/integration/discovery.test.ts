@@ -27,7 +27,7 @@ test('/api and /apis list every enabled group-version', async (t) => {
 test('the spec review groups and RBAC are off unless enabled with --runtime-config; the ecosystem review groups are on', async (t) => {
   const apis = await plain.req('GET', '/apis');
   const names = apis.json.groups.map((g: { name: string }) => g.name);
-  t.deepEqual(names, ['apps', 'authentication.k8s.io', 'authorization.k8s.io', 'apiextensions.k8s.io', 'autoscaling', 'batch', 'extensions', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io']);
+  t.deepEqual(names, ['apps', 'authentication.k8s.io', 'authorization.k8s.io', 'apiextensions.k8s.io', 'autoscaling', 'batch', 'extensions', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'scheduling.k8s.io']);
   t.is((await plain.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1')).status, 404);
   t.is((await plain.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles')).status, 404);
   t.is((await all.req('GET', '/apis/rbac.authorization.platform.io/v1alpha1/clusterroles')).status, 200);

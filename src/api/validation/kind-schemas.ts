@@ -492,6 +492,20 @@ export const podDisruptionBudgetSchema: StructShape = struct(
   { description: 'PodDisruptionBudget limits how many pods of a collection may be disrupted at once.', docs: { spec: 'The desired bounds.', status: 'The most recently observed status. Read-only.' } },
 );
 
+export const priorityClassSchema: StructShape = struct(
+  { value: i32, globalDefault: bool, description: str, preemptionPolicy: str },
+  {
+    description: 'PriorityClass maps a priority class name to the priority of the pods that name it.',
+    required: ['value'],
+    docs: {
+      value: 'The priority of pods that name this class; at most 1000000000 for user classes.',
+      globalDefault: 'Whether pods without a class get this one (at most one class is the default).',
+      description: 'When this class should be used.',
+      preemptionPolicy: 'Whether pods of this class preempt lower ones: PreemptLowerPriority (default) or Never.',
+    },
+  },
+);
+
 const crossVersionRef = struct({ kind: str, name: str, apiVersion: str }, { name: 'CrossVersionObjectReference', description: 'The object being scaled.', required: ['kind', 'name'] });
 export const horizontalPodAutoscalerSchema: StructShape = struct(
   {

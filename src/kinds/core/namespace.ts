@@ -8,12 +8,12 @@ import {
   prepareNamespaceForUpdate,
   validateNamespace,
 } from '../../api/validation/cluster.ts';
-import { errors, StatusError } from '../../request/errors.ts';
-import type { UserInfo } from '../../authn/types.ts';
+import { errors } from '../../request/errors.ts';
 import type { Catalogue } from '../../api/catalogue.ts';
 import type { Store } from '../../store/store.ts';
 import type { GenericRegistry, RestRequest, RestResponse } from '../../registry/rest.ts';
 import { read } from '../common.ts';
+import { ensureObjects } from '../bootstrap.ts';
 import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
 import { namespaceSchema } from '../../api/validation/kind-schemas.ts';
@@ -76,18 +76,7 @@ export const namespaceKind = defineKind({
 /** Namespaces that exist from the first start on and may never be deleted. */
 export const systemNamespaces: readonly string[] = ['default', 'platform-system'];
 
-const system: UserInfo = { name: 'system:apiserver', groups: ['system:masters'] };
-
 /** Creates the system namespaces that are missing (through the registry, so they are validated and defaulted). */
 export async function ensureSystemNamespaces(store: Store, registry: GenericRegistry, catalogue: Catalogue): Promise<void> {
-  const def = catalogue.lookup('', 'v1', 'namespaces')!;
-  for (const name of systemNamespaces) {
-    if (store.get(registry.keyOf(def, '', name))) continue;
-    try {
-      await registry.create({ def, namespace: '', name: '', subresource: '', query: new URLSearchParams(), user: system, body: { metadata: { name } } });
-    } catch (e) {
-      // another server on the same etcd created it first
-      if (!(e instanceof StatusError && e.code === 409)) throw e;
-    }
-  }
+  await ensureObjects(store, registry, catalogue.lookup('', 'v1', 'namespaces')!, systemNamespaces.map((name) => ({ metadata: { name } })));
 }

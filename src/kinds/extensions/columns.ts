@@ -208,3 +208,15 @@ export const podDisruptionBudgetColumns = columns(
     return [name(pdb), bound(spec.minAvailable), bound(spec.maxUnavailable), num(at(pdb, 'status').disruptionsAllowed), age(pdb, now)];
   },
 );
+
+/** A priority class's row, as kubectl prints it: the value, whether it is the default, and the policy last. */
+export const priorityClassColumns = columns(
+  [
+    nameColumn,
+    column('Value', 'integer', 'The priority of pods that name this class.'),
+    column('Global-Default', 'boolean', 'Whether pods without a class get this one.'),
+    ageColumn,
+    column('PreemptionPolicy', 'string', 'Whether pods of this class preempt lower ones.'),
+  ],
+  (pc, now) => [name(pc), typeof pc.value === 'number' ? pc.value : 0, pc.globalDefault === true, age(pc, now), typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : ''],
+);
