@@ -1,6 +1,7 @@
 // Service-account tokens (authn-authz §4.7): JWTs signed with the --service-account-key-file key,
 // and the token source that verifies them and, with --service-account-lookup, checks that the secret
-// holding the token and the account it names still exist.
+// holding the token and the account it names still exist. Bound tokens of the TokenRequest API
+// (bound-token.ts) share the keys and the issuer; their own claims tell them apart.
 import { createPrivateKey, createPublicKey, generateKeyPair, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeJwt, jwtVerify, SignJWT, type JWTPayload } from 'jose';
