@@ -30,7 +30,11 @@ const vectors: Record<string, [string[], string[]]> = {
     ['example.com', 'a', 'a-b.c-d.e1', 'xn--bcher-kva.example', 'bücher.example'],
     ['-a.com', 'a..b', 'a_b.com', `${'a'.repeat(64)}.com`, `${'a.'.repeat(128)}com`, '', 'a.-b', '1.2.3.4' /* a one-character last label */],
   ],
-  email: [['a@b.c', 'John Doe <john@example.com>', '"a b"@c.d', '<a@b>', 'a.b+c@d-e.f', 'x@[127.0.0.1]'], ['plain', 'a@', '@b', 'a@b@c', 'a b@c', 'a..b@c', '.a@b']],
+  email: [
+    // comments (nested, escaped) are skipped where net/mail skips them: after the address, between words, before `<`
+    ['a@b.c', 'John Doe <john@example.com>', '"a b"@c.d', '<a@b>', 'a.b+c@d-e.f', 'x@[127.0.0.1]', 'a@b.c (ops)', 'John (the) Doe <a@b>', 'John Doe (x) <a@b>', '<a@b> (c (nested) \\) x)', '"a(b)"@c.d'],
+    ['plain', 'a@', '@b', 'a@b@c', 'a b@c', 'a..b@c', '.a@b', 'a(c)@b', '(c)a@b', 'a@b (open', 'a@b.c (x\\)', '<a@b (c)>', 'a@(c)b'],
+  ],
   uri: [
     ['http://example.com/a?b=c', '/path', 'mailto:x@y', 'https://user:pw@host:8443/x', '*', '/a b', 'http://[::1]:80/', 'urn:isbn:123'],
     ['relative/path', '', 'http://exa mple.com/', 'http://host:port/', '/a%zz', ':foo', 'http://a\nb/', 'http://us er@h/'],
