@@ -231,7 +231,8 @@ export class GenericRegistry {
   async guaranteedUpdate(
     req: RestRequest,
     precondition: number | undefined,
-    mutate: (current: ApiObject | undefined) => Mutable | Promise<Mutable>,
+    /** `large`: the write takes turns between its steps (request/large-body.ts); mutate may too. */
+    mutate: (current: ApiObject | undefined, large: boolean) => Mutable | Promise<Mutable>,
     /**
      * `internal`: a subresource that writes fields the kind's update rules forbid to users (binding sets
      * spec.nodeName); it validated its own input, so only the metadata rules run.
@@ -245,7 +246,7 @@ export class GenericRegistry {
       const current = this.store.get(key);
       if (!current) {
         if ((strategy.allowCreateOnUpdate || opts.allowCreate) && !opts.noCreate && req.subresource === '') {
-          const created = await this.create({ ...req, body: await mutate(undefined) });
+          const created = await this.create({ ...req, body: await mutate(undefined, isLargeBody(req.body)) });
           return created;
         }
         throw errors.notFound(this.gr(def), req.name);
@@ -256,7 +257,7 @@ export class GenericRegistry {
       // again or refused as for any write
       const large = isLargeBody(req.body) || isLargeObject(current);
       await turnIf(large);
-      const next = await mutate(current);
+      const next = await mutate(current, large);
       await turnIf(large);
       if (!opts.internal) {
         strategy.prepareForUpdate?.(next, current, req.subresource);
@@ -294,7 +295,7 @@ export class GenericRegistry {
    */
   async patch(req: RestRequest): Promise<RestResponse> {
     const contentType = req.contentType ?? '';
-    patchTypeOf(contentType); // 415 before anything else
+    const patchType = patchTypeOf(contentType); // 415 before anything else
     const raw = req.body;
     if (!Buffer.isBuffer(raw) && typeof raw !== 'string') throw errors.badRequest('a patch request needs a body');
     const rules = mergeRulesOf(req.def.strategy);
@@ -303,11 +304,10 @@ export class GenericRegistry {
     const res = await this.guaranteedUpdate(
       req,
       undefined,
-      async (current) => {
+      async (current, large) => {
         const served = forResponse(req.def, current!) as Mutable;
         delete served.metadata.selfLink;
         // a large object's copy, and applying the patch to it, are steps of their own (request/large-body.ts)
-        const large = isLargeBody(raw) || isLargeObject(current!);
         const base = large ? cloneJson(served) : served;
         await turnIf(large);
         const patched = applyPatch(contentType, base, raw, rules, (d) => (duplicates = d), large) as Mutable;
@@ -332,7 +332,7 @@ export class GenericRegistry {
         // served form → storage form (the row's converter; identity keeps the stored apiVersion). The
         // merges' result is a copy of its own (a JSON patch's may share what it left alone with the
         // stored object), made afresh on every attempt: it need not be copied again.
-        return this.mergeForUpdate(req, toStorage(req.def, known), current, large || patchTypeOf(contentType) !== 'json');
+        return this.mergeForUpdate(req, toStorage(req.def, known), current, large || patchType !== 'json');
       },
       { noCreate: true },
     );

@@ -10,8 +10,7 @@ import { STREAMING_SUBRESOURCES, type KubeletService } from '../registry/kubelet
 import { hasBody, readBody } from './middleware/body.ts';
 import { respond } from './respond.ts';
 import { setWarnings } from './warnings.ts';
-import { isLargeBody, noteBodySize, turnFor } from '../request/large-body.ts';
-import { loopTurn } from '../store/turns.ts';
+import { isLargeBody, noteBodySize, turnFor, turnIf } from '../request/large-body.ts';
 import type { RequestState } from './state.ts';
 import { serveWatch, type WatchDeps } from './watch/handler.ts';
 import type { WatchLimits } from './watch/limits.ts';
@@ -79,7 +78,7 @@ export function resourceHandler(d: ResourceDeps): Koa.Middleware<RequestState> {
     const res = await dispatch(d.registry, d.special, target, ctx.method, ctx.state.query, body, ctx.state.user, contentType);
     setWarnings(ctx.res, res.warnings);
     // the answer of a large write (or a large answer to a small write) is written in a step of its own
-    if ((raw && isLargeBody(raw)) || isLargeBody(res.body)) await loopTurn();
+    await turnIf(isLargeBody(raw) || isLargeBody(res.body));
     respond(ctx, d.codecs, res.status, res.body, endpointConversions(def, target.subresource, ctx.state.query));
   };
 }

@@ -159,11 +159,12 @@ export async function createServer(partial: Partial<ServerOptions> = {}, deps: S
       { keyFiles: options.serviceAccountKeyFile, sharedStorage: options.storageBackend === 'etcd3' || options.storageBackend === 'etcd' },
       log,
     );
+    const accountLookup = storeAccountLookup(store);
     const authenticator = await buildServerAuthenticator({
       options,
       serviceAccountKeys: keys,
-      serviceAccountLookup: options.serviceAccountLookup ? storeAccountLookup(store) : undefined,
-      boundObjectLookup: storeAccountLookup(store),
+      serviceAccountLookup: options.serviceAccountLookup ? accountLookup : undefined,
+      boundObjectLookup: accountLookup,
       log,
     });
     const { authorizer, rbac } = await buildServerAuthorizer({ options, rbacEvents: store, extra: deps.authorizers });

@@ -104,12 +104,12 @@ export function isValidLabelValue(value: string): string[] {
   return errs;
 }
 
-/** Keys of Secret and ConfigMap data. */
 /** Whether isConfigMapKey finds nothing wrong, without building the answer (a map's keys are many). */
 export function isValidConfigMapKey(value: string): boolean {
   return value.length <= DNS1123_SUBDOMAIN_MAX && configMapKeyRe.test(value) && value !== '.' && !value.startsWith('..');
 }
 
+/** Keys of Secret and ConfigMap data. */
 export function isConfigMapKey(value: string): string[] {
   const errs: string[] = [];
   if (value.length > DNS1123_SUBDOMAIN_MAX) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX));

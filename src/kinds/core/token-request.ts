@@ -8,7 +8,7 @@ import { wireText } from '../../api/safe-json.ts';
 import type { BoundTokenClaims, ObjectRef } from '../../authn/types.ts';
 import { errors, field, type FieldError } from '../../request/errors.ts';
 import type { RestRequest } from '../../registry/rest.ts';
-import type { HandlerFactory, TokenRequestDeps } from '../handler.ts';
+import type { HandlerFactory } from '../handler.ts';
 import { defineKind } from '../kind.ts';
 import { tokenRequestSchema } from '../../api/validation/kind-schemas.ts';
 import type { Store } from '../../store/store.ts';
@@ -58,12 +58,10 @@ function boundObject(store: Store, req: RestRequest, account: string, ref: JsonO
   if (!ref) return undefined;
   const kind = typeof ref.kind === 'string' ? ref.kind : '';
   const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const where = group === '' && Object.hasOwn(BINDABLE, kind) ? BINDABLE[kind] : undefined;
-  if (!where) {
-    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
-    throw errors.badRequest(`cannot bind token to object of type ${wireText(group ? `${group}/${version}` : version)}, Kind=${wireText(kind)}`);
-  }
+  // only the core group's kinds bind (`v1`, or no apiVersion at all)
+  const where = !apiVersion.includes('/') && Object.hasOwn(BINDABLE, kind) ? BINDABLE[kind] : undefined;
+  // Go prints a group-version-kind as `group/version, Kind=kind`, the core group's as `/v1, …`
+  if (!where) throw errors.badRequest(`cannot bind token to object of type ${wireText(apiVersion.includes('/') ? apiVersion : `/${apiVersion}`)}, Kind=${wireText(kind)}`);
   const name = ref.name as string;
   const found: ApiObject | undefined = store.get({ group: '', resource: where.resource, namespace: where.namespaced ? req.namespace : '', name });
   if (!found) throw errors.notFound({ group: '', resource: where.resource }, name);
@@ -82,8 +80,9 @@ function boundObject(store: Store, req: RestRequest, account: string, ref: JsonO
   return { kind, ref: { name, uid } };
 }
 
-function tokenRequestHandlerWith(store: Store, tokens: TokenRequestDeps | undefined) {
-  return async (req: RestRequest, method: string) => {
+export const tokenRequestHandler: HandlerFactory =
+  ({ store, tokens }) =>
+  async (req, method) => {
     if (!tokens) throw errors.routeNotFound();
     if (method !== 'POST') throw errors.methodNotAllowed();
     const body = tokenRequestBody(req);
@@ -136,13 +135,10 @@ function tokenRequestHandlerWith(store: Store, tokens: TokenRequestDeps | undefi
       },
     };
   };
-}
 
 function isoSeconds(epochSeconds: number): string {
   return new Date(epochSeconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
 }
-
-export const tokenRequestHandler: HandlerFactory = ({ store, tokens }) => tokenRequestHandlerWith(store, tokens);
 
 /** Only ever the body of a service account's `token` subresource: no catalogue row of its own. */
 export const tokenRequestKind = defineKind({
